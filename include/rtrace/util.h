@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Checked allocation and small string helpers for tool code. */
+#ifndef RTRACE_UTIL_H
+#define RTRACE_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "rtrace/compiler.h"
+
+/* Allocators that abort with a message on exhaustion; caller frees. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __printf(1, 2);
+
+/* Frees *pp and sets it to NULL; accepts NULL. */
+#define zfree(pp)                                                              \
+	do {                                                                   \
+		free(*(pp));                                                   \
+		*(pp) = NULL;                                                  \
+	} while (0)
+
+/* Whether @s starts with @prefix. */
+bool str_starts(const char *s, const char *prefix);
+
+/* Reads a whole file into a NUL-terminated heap buffer (caller frees);
+ * returns 0 or -errno. *len gets the byte count when non-NULL. */
+int read_file(const char *path, char **buf, size_t *len);
+
+/* Writes @len bytes, retrying short writes and EINTR; 0 or -errno. */
+int write_all(int fd, const void *buf, size_t len);
+
+/* Parses a duration such as "10s", "250ms", "1.5m", "300us"; 0 or -EINVAL. */
+int parse_duration_ns(const char *s, uint64_t *ns);
+
+/* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, vDSO, no system call). */
+uint64_t now_ns(void);
+
+/* 64-bit mix for hash tables (splitmix64 finaliser). */
+static inline uint64_t hash64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+#endif

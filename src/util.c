@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Checked allocation and small helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtrace/util.h"
+
+static void __noreturn out_of_memory(size_t size)
+{
+	fprintf(stderr, "rtrace: out of memory (asked for %zu bytes)\n", size);
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size ? size : 1);
+	if (!p)
+		out_of_memory(size);
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d)
+		out_of_memory(strlen(s) + 1);
+	return d;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = strndup(s, n);
+
+	if (!d)
+		out_of_memory(n + 1);
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		out_of_memory(strlen(fmt));
+	return s;
+}
+
+bool str_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	b = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 >= cap)
+			b = xrealloc(b, cap *= 2);
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(b);
+			close(fd);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += r;
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	if (len)
+		*len = n;
+	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -ENOSPC;
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+int parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "µs", 1e3 }, { "ms", 1e6 },
+		{ "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (strcmp(end, units[i].unit) == 0) {
+			*ns = (uint64_t)(v * units[i].mult + 0.5);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
