@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* x86-64 register file as PTRACE_GETREGS returns it. */
+#ifndef RTRACE_ARCH_REGS_H
+#define RTRACE_ARCH_REGS_H
+
+#include <sys/user.h>
+
+struct rt_regs {
+	struct user_regs_struct r;
+};
+
+#define RT_ARCH_NAME "x86_64"
+
+#endif

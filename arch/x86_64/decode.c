@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * x86-64 instruction decoding: the only file in rtrace that calls capstone.
+ * It turns a function's bytes into struct rt_insn records, each classified
+ * by what it does to control flow, with the encoding facts the slot
+ * builder needs (where a RIP-relative displacement sits, where the ModRM
+ * byte is, whether a memory operand is based on rsp).
+ *
+ * Pure: it reads only its arguments and keeps no state but the capstone
+ * handle of the calling thread.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/compiler.h"
+#include "x86_64.h"
+
+/*
+ * One handle per thread, opened on first use and kept for the thread's
+ * life.  A handle carries decoder state (error code, option bits) and
+ * capstone makes no promise that two threads may decode through one, so
+ * sharing a global would need a lock on a path that probes.c runs for
+ * every selected function.
+ */
+static __thread csh cs_handle;
+static __thread bool cs_ready;
+
+static int open_capstone(csh *out)
+{
+	cs_err err;
+
+	if (cs_ready) {
+		*out = cs_handle;
+		return 0;
+	}
+	err = cs_open(CS_ARCH_X86, CS_MODE_64, &cs_handle);
+	if (err != CS_ERR_OK)
+		return err == CS_ERR_MEM ? -ENOMEM : -ENOTSUP;
+	/* The operand and encoding details are what we classify by. */
+	if (cs_option(cs_handle, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) {
+		cs_close(&cs_handle);
+		return -ENOTSUP;
+	}
+	cs_ready = true;
+	*out = cs_handle;
+	return 0;
+}
+
+struct id_map {
+	uint16_t cs;    /* capstone's x86_reg or x86_insn */
+	uint8_t ours;   /* enum x64_reg or enum x64_cond */
+};
+
+static const struct id_map gp_regs[] = {
+	{ X86_REG_RAX, X64_RAX }, { X86_REG_RCX, X64_RCX },
+	{ X86_REG_RDX, X64_RDX }, { X86_REG_RBX, X64_RBX },
+	{ X86_REG_RSP, X64_RSP }, { X86_REG_RBP, X64_RBP },
+	{ X86_REG_RSI, X64_RSI }, { X86_REG_RDI, X64_RDI },
+	{ X86_REG_R8, X64_R8 },   { X86_REG_R9, X64_R9 },
+	{ X86_REG_R10, X64_R10 }, { X86_REG_R11, X64_R11 },
+	{ X86_REG_R12, X64_R12 }, { X86_REG_R13, X64_R13 },
+	{ X86_REG_R14, X64_R14 }, { X86_REG_R15, X64_R15 },
+};
+
+static const struct id_map jcc_conds[] = {
+	{ X86_INS_JO, X64_CC_O },   { X86_INS_JNO, X64_CC_NO },
+	{ X86_INS_JB, X64_CC_B },   { X86_INS_JAE, X64_CC_AE },
+	{ X86_INS_JE, X64_CC_E },   { X86_INS_JNE, X64_CC_NE },
+	{ X86_INS_JBE, X64_CC_BE }, { X86_INS_JA, X64_CC_A },
+	{ X86_INS_JS, X64_CC_S },   { X86_INS_JNS, X64_CC_NS },
+	{ X86_INS_JP, X64_CC_P },   { X86_INS_JNP, X64_CC_NP },
+	{ X86_INS_JL, X64_CC_L },   { X86_INS_JGE, X64_CC_GE },
+	{ X86_INS_JLE, X64_CC_LE }, { X86_INS_JG, X64_CC_G },
+};
+
+static int map_id(const struct id_map *map, size_t n, unsigned id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (map[i].cs == id)
+			return map[i].ours;
+	return -1;
+}
+
+/* Hardware number of a 64-bit general-purpose register. */
+static uint8_t reg_number(x86_reg reg)
+{
+	int nr = map_id(gp_regs, ARRAY_SIZE(gp_regs), reg);
+
+	return nr < 0 ? X64_REG_NONE : (uint8_t)nr;
+}
+
+/* Condition code of a jcc, or -1 when @id is not one. */
+static int jcc_cond(unsigned id)
+{
+	return map_id(jcc_conds, ARRAY_SIZE(jcc_conds), id);
+}
+
+/* Control flow that neither the slot nor the tracer reproduces. */
+static bool is_branch_other(unsigned id)
+{
+	switch (id) {
+	case X86_INS_LOOP:
+	case X86_INS_LOOPE:
+	case X86_INS_LOOPNE:
+	case X86_INS_JCXZ:
+	case X86_INS_JECXZ:
+	case X86_INS_JRCXZ:
+	case X86_INS_XBEGIN:
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+	case X86_INS_IRET:
+	case X86_INS_IRETD:
+	case X86_INS_IRETQ:
+	case X86_INS_LJMP:
+	case X86_INS_LCALL:
+	case X86_INS_SYSRET:
+	case X86_INS_SYSEXIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The single operand of a near branch, or NULL when it has none or when an
+ * operand-size prefix makes it vendor-dependent: AMD then truncates to 16
+ * bits (a relative one even takes a rel16), Intel ignores the prefix.
+ * REX.W wins over 0x66 on both, which is how the TLS general-dynamic call
+ * (data16 data16 rex.W call __tls_get_addr) stays a plain call.
+ */
+static const cs_x86_op *branch_operand(const cs_x86 *x)
+{
+	if (x->op_count != 1)
+		return NULL;
+	if (x->prefix[2] == 0x66 && !(x->rex & X64_REX_W))
+		return NULL;
+	return &x->operands[0];
+}
+
+/* Sets the target of a direct branch; false when @x is not one. */
+static bool set_direct_target(const cs_x86 *x, struct rt_insn *in)
+{
+	const cs_x86_op *op = branch_operand(x);
+
+	if (!op || op->type != X86_OP_IMM)
+		return false;
+	in->target = (rt_raddr)op->imm;
+	return true;
+}
+
+static void classify_jmp(const cs_x86 *x, struct rt_insn *in)
+{
+	const cs_x86_op *op = branch_operand(x);
+
+	in->cls = RT_INSN_BRANCH_OTHER;
+	if (!op)
+		return;
+	switch (op->type) {
+	case X86_OP_IMM:
+		if (set_direct_target(x, in))
+			in->cls = RT_INSN_JMP;
+		break;
+	case X86_OP_REG:
+		in->cls = RT_INSN_JMP_REG;
+		in->arch_reg = reg_number(op->reg);
+		break;
+	case X86_OP_MEM:
+		in->cls = RT_INSN_JMP_MEM;
+		break;
+	default:
+		break;
+	}
+}
+
+static void classify_call(const cs_x86 *x, struct rt_insn *in)
+{
+	const cs_x86_op *op = branch_operand(x);
+
+	in->cls = RT_INSN_BRANCH_OTHER;
+	if (!op)
+		return;
+	if (op->type == X86_OP_IMM) {
+		if (set_direct_target(x, in))
+			in->cls = RT_INSN_CALL;
+	} else if (op->type == X86_OP_REG || op->type == X86_OP_MEM) {
+		in->cls = RT_INSN_CALL_INDIRECT;
+	}
+}
+
+static void classify(const cs_insn *ci, struct rt_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	int cc = jcc_cond(ci->id);
+
+	in->cls = RT_INSN_PLAIN;
+	if (cc >= 0) {
+		in->cls = set_direct_target(x, in) ? RT_INSN_JCC
+						   : RT_INSN_BRANCH_OTHER;
+		in->arch_cond = (uint8_t)cc;
+		return;
+	}
+	switch (ci->id) {
+	case X86_INS_RET:
+		in->cls = RT_INSN_RET;
+		break;
+	case X86_INS_JMP:
+		classify_jmp(x, in);
+		break;
+	case X86_INS_CALL:
+		classify_call(x, in);
+		break;
+	case X86_INS_INT3:
+		in->cls = RT_INSN_TRAP;
+		break;
+	case X86_INS_SYSCALL:
+	case X86_INS_SYSENTER:
+	case X86_INS_INT:       /* int $0x80 is the legacy system call gate */
+		in->cls = RT_INSN_SYSCALL;
+		break;
+	default:
+		if (is_branch_other(ci->id)) {
+			in->cls = RT_INSN_BRANCH_OTHER;
+			set_direct_target(x, in);
+		}
+		break;
+	}
+}
+
+static bool is_rip(x86_reg reg)
+{
+	return reg == X86_REG_RIP || reg == X86_REG_EIP;
+}
+
+static bool is_rsp(x86_reg reg)
+{
+	return reg == X86_REG_RSP || reg == X86_REG_ESP;
+}
+
+static bool capstone_says_rip_relative(const cs_x86 *x)
+{
+	for (unsigned i = 0; i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM &&
+		    is_rip(x->operands[i].mem.base))
+			return true;
+	return false;
+}
+
+/*
+ * Offset of the disp32 of a RIP-relative operand: 0 when there is none, -1
+ * when capstone's view and the encoding disagree.  Both are checked because
+ * a wrong answer here makes the slot access the wrong address silently:
+ * in 64-bit mode ModRM mod=00 rm=101 always means disp32(%rip), and capstone
+ * 4 is known to misreport disp_size (2 under a 0x66 prefix), so the size is
+ * taken from the architecture, not from capstone.
+ */
+static int rip_disp_offset(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	unsigned m = x->encoding.modrm_offset, d = x->encoding.disp_offset;
+	bool by_modrm = m && m < ci->size &&
+			X64_MODRM_MOD(ci->bytes[m]) == X64_MOD_DISP0 &&
+			X64_MODRM_RM(ci->bytes[m]) == 5;
+	bool by_operand = capstone_says_rip_relative(x);
+
+	if (!by_modrm && !by_operand)
+		return 0;
+	if (by_modrm != by_operand || d != m + 1 || d + 4 > ci->size)
+		return -1;
+	return (int)d;
+}
+
+static bool has_rsp_operand(const cs_x86 *x)
+{
+	for (unsigned i = 0; i < x->op_count; i++) {
+		const cs_x86_op *op = &x->operands[i];
+
+		if (op->type == X86_OP_MEM &&
+		    (is_rsp(op->mem.base) || is_rsp(op->mem.index)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Appends @in to @out, growing it as vec_reserve() would.  Not vec_push():
+ * its xrealloc() lives in rtrace_core, which links before rtrace_arch, so
+ * a program that uses only the arch library (the unit tests) could not
+ * resolve it; and a decoder should report -ENOMEM rather than abort.
+ */
+static int push_insn(rt_insn_vec *out, const struct rt_insn *in)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 64;
+		struct rt_insn *v = realloc(out->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		out->v = v;
+		out->cap = cap;
+	}
+	out->v[out->n++] = *in;
+	return 0;
+}
+
+/* Fills @in from capstone's record; -EILSEQ when the encoding is odd. */
+static int fill_insn(const cs_insn *ci, struct rt_insn *in)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	int disp_off = rip_disp_offset(ci);
+
+	if (disp_off < 0 || ci->size > X64_INSN_MAX)
+		return -EILSEQ;
+	in->addr = ci->address;
+	in->len = (uint8_t)ci->size;
+	memcpy(in->bytes, ci->bytes, ci->size);
+	in->arch_disp_off = (uint8_t)disp_off;
+	in->arch_modrm_off = x->encoding.modrm_offset;
+	in->arch_rsp_operand = has_rsp_operand(x);
+	classify(ci, in);
+	return 0;
+}
+
+int rt_arch_decode(const uint8_t *code, size_t len, rt_raddr addr,
+		   rt_insn_vec *out)
+{
+	struct rt_insn in;
+	cs_insn *ci;
+	csh h;
+	int err;
+
+	err = open_capstone(&h);
+	if (err)
+		return err;
+	ci = cs_malloc(h);
+	if (!ci)
+		return -ENOMEM;
+	while (len && cs_disasm_iter(h, &code, &len, &addr, ci)) {
+		memset(&in, 0, sizeof(in));
+		err = fill_insn(ci, &in);
+		if (!err)
+			err = push_insn(out, &in);
+		if (err)
+			break;
+	}
+	if (!err && len)
+		err = -EILSEQ;
+	cs_free(ci, 1);
+	return err;
+}

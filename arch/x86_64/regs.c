@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The register half of the x86-64 port: breakpoint and helper code bytes,
+ * and accessors over struct user_regs_struct as PTRACE_GETREGS returns it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/compiler.h"
+#include "x86_64.h"
+
+static const uint8_t trap_code[] = { X64_OP_INT3 };
+
+/* syscall; int3 — the trap hands the thread back to the tracer. */
+static const uint8_t syscall_code[] = { 0x0f, 0x05, X64_OP_INT3 };
+
+static const uint8_t trap_ret_code[] = { X64_OP_INT3, X64_OP_RET };
+static const uint8_t ret_code[] = { X64_OP_RET };
+
+static const char *const arg_names[] = { "rdi", "rsi", "rdx",
+					 "rcx", "r8",  "r9" };
+
+const uint8_t *rt_arch_trap_bytes(size_t *len)
+{
+	*len = sizeof(trap_code);
+	return trap_code;
+}
+
+rt_raddr rt_arch_trap_site(const struct rt_regs *r)
+{
+	/* int3 is a trap, not a fault: rip already points past it. */
+	return r->r.rip - sizeof(trap_code);
+}
+
+rt_raddr rt_arch_ip(const struct rt_regs *r)
+{
+	return r->r.rip;
+}
+
+void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip)
+{
+	r->r.rip = ip;
+}
+
+rt_raddr rt_arch_sp(const struct rt_regs *r)
+{
+	return r->r.rsp;
+}
+
+uint64_t rt_arch_retval(const struct rt_regs *r)
+{
+	return r->r.rax;
+}
+
+uint64_t rt_arch_arg(const struct rt_regs *r, unsigned n)
+{
+	switch (n) {
+	case 0:
+		return r->r.rdi;
+	case 1:
+		return r->r.rsi;
+	case 2:
+		return r->r.rdx;
+	case 3:
+		return r->r.rcx;
+	case 4:
+		return r->r.r8;
+	case 5:
+		return r->r.r9;
+	default:
+		return 0;
+	}
+}
+
+const char *rt_arch_arg_name(unsigned n)
+{
+	/* Printable even when asked beyond the register arguments. */
+	return n < ARRAY_SIZE(arg_names) ? arg_names[n] : "?";
+}
+
+uint64_t rt_arch_thread_pointer(const struct rt_regs *r)
+{
+	return r->r.fs_base;
+}
+
+const uint8_t *rt_arch_syscall_code(size_t *len)
+{
+	*len = sizeof(syscall_code);
+	return syscall_code;
+}
+
+void rt_arch_syscall_setup(struct rt_regs *r, rt_raddr code, long nr,
+			   const uint64_t args[6])
+{
+	r->r.rax = (uint64_t)nr;
+	r->r.rdi = args[0];
+	r->r.rsi = args[1];
+	r->r.rdx = args[2];
+	r->r.r10 = args[3];     /* not rcx: syscall overwrites it */
+	r->r.r8 = args[4];
+	r->r.r9 = args[5];
+	r->r.rip = code;
+	/*
+	 * A thread stopped inside an interrupted system call still has its
+	 * number in orig_rax, and on resume the kernel's restart logic would
+	 * rewind rip by two bytes and reload rax from it.  -1 says "not in a
+	 * system call" so our registers are taken as they are.
+	 */
+	r->r.orig_rax = (uint64_t)-1;
+}
+
+long rt_arch_syscall_result(const struct rt_regs *r)
+{
+	return (long)r->r.rax;
+}
+
+const uint8_t *rt_arch_trap_ret_code(size_t *len)
+{
+	*len = sizeof(trap_ret_code);
+	return trap_ret_code;
+}
+
+const uint8_t *rt_arch_ret_code(size_t *len)
+{
+	*len = sizeof(ret_code);
+	return ret_code;
+}
