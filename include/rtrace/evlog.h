@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event log: a self-describing binary file.  A 16-byte file header
+ * (magic, format version) is followed by blocks, each a type and a length:
+ * the session block (clock, per-stop cost, command line), function tables,
+ * thread and process names, event blocks of fixed-size records, and an end
+ * block.  Events are buffered and written in large blocks.  A log cut short
+ * by a crash is readable up to its last whole event.  docs/log-format.md
+ * describes every field.
+ */
+#ifndef RTRACE_EVLOG_H
+#define RTRACE_EVLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrace/raddr.h"
+
+#define RT_EVLOG_VERSION 1
+
+enum rt_event_kind {
+	RT_EV_ENTRY = 1,        /* a function was entered */
+	RT_EV_EXIT = 2,         /* a function returned */
+	RT_EV_TAIL = 3,         /* a function left by a jump (tail call);
+				 * value = target address, 0 if unknown */
+	RT_EV_THREAD_START = 4, /* value = creating thread, 0 if none */
+	RT_EV_THREAD_END = 5,   /* value = wait status when known */
+	RT_EV_EXEC = 6,         /* the process replaced its image */
+};
+
+/* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */
+struct rt_event {
+	uint64_t ts;      /* CLOCK_MONOTONIC ns */
+	uint64_t sp;      /* stack pointer at the site */
+	uint64_t value;   /* kind-specific */
+	uint32_t tid;
+	uint32_t pid;
+	uint32_t func;    /* function id, or UINT32_MAX */
+	uint8_t kind;     /* enum rt_event_kind */
+	uint8_t flags;
+	uint16_t nstops;  /* ptrace stops of this thread since its last
+			   * event, this one included (saturating) */
+};
+
+#define RT_EVENT_SIZE 40
+#define RT_FUNC_NONE UINT32_MAX
+
+/* The session block. */
+struct rt_log_info {
+	uint64_t start_ns;       /* CLOCK_MONOTONIC at launch */
+	uint64_t start_real_ns;  /* CLOCK_REALTIME at launch */
+	uint64_t stop_cost_ns;   /* calibrated tracee cost of one stop */
+	uint32_t pid;            /* first traced process */
+	uint32_t flags;          /* RT_LOG_* */
+	const char *cmdline;     /* program and arguments, space separated */
+	const char *cwd;
+	const char *host;
+	const char *version;     /* rtrace version that wrote the log */
+};
+
+enum rt_log_flags {
+	RT_LOG_COUNT_ONLY = 1 << 0, /* entries only: counts, no times */
+	RT_LOG_ATTACHED = 1 << 1,   /* joined a running process */
+};
+
+/* One row of a function table. */
+struct rt_log_func {
+	uint32_t id;
+	uint32_t refusal;        /* enum rt_refusal; 0 = probed */
+	rt_raddr addr;           /* run-time address */
+	uint64_t size;
+	unsigned line;
+	const char *name;        /* demangled */
+	const char *raw;         /* as in the binary */
+	const char *module;      /* file the function lives in */
+	const char *file;        /* source file, or NULL */
+};
+
+/* How the session ended (the end block). */
+enum rt_log_end_how {
+	RT_END_EXITED = 1,      /* the program ran to its end */
+	RT_END_INTERRUPTED = 2, /* rtrace was told to stop (signal, timer) */
+	RT_END_DETACHED = 3,    /* rtrace detached from a running process */
+	RT_END_FAILED = 4,      /* rtrace lost control of the program */
+};
+
+struct rt_log_end {
+	uint64_t end_ns;
+	int32_t status;          /* wait status of the first process */
+	uint32_t how;            /* enum rt_log_end_how */
+	uint64_t stops;          /* ptrace stops handled */
+	uint64_t events;         /* events recorded */
+	uint64_t dropped;        /* events lost (write errors) */
+};
+
+/* ---- writer ---------------------------------------------------------- */
+
+struct rt_evlog_writer;
+
+/* Creates @path (truncating it) and writes the file header and @info.
+ * Returns 0 or -errno after logging.  Close with rt_evlog_close(). */
+int rt_evlog_create(const char *path, const struct rt_log_info *info,
+		    struct rt_evlog_writer **out);
+
+/* Writes a function table of @n rows (strings copied). 0 or -errno. */
+int rt_evlog_write_funcs(struct rt_evlog_writer *w,
+			 const struct rt_log_func *f, size_t n);
+
+/* Records a thread's name (also after a rename). 0 or -errno. */
+int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
+			  uint32_t pid, const char *name);
+
+/* Records a process: its parent and executable. 0 or -errno. */
+int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
+			   uint32_t ppid, const char *exe);
+
+/* Appends one event to the current block; the block goes to disk when
+ * full.  After a write error (disk full) recording stops: one warning, and
+ * later events are counted as dropped.  Hot path: no system call unless the
+ * buffer is full. */
+void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev);
+
+/* Events appended so far and kept (written, or buffered to be), and events
+ * dropped after a write error; their sum is every rt_evlog_append() call.
+ * Suitable for rt_log_end.events and .dropped. */
+uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w);
+uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);
+
+/* Writes buffered events, then @end if non-NULL, closes and frees.  Returns
+ * 0 or the first write error (-errno); accepts NULL. */
+int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end);
+
+/* ---- reader ---------------------------------------------------------- */
+
+struct rt_evlog_reader;
+
+/* Opens a log and reads its session block.  Returns 0, or -errno after
+ * logging one line: the open(2) error (missing, unreadable), -EINVAL (not
+ * a log), -EPROTONOSUPPORT (newer version), -EBADMSG (cut in the header,
+ * malformed session block).  Close with rt_evlog_reader_free(). */
+int rt_evlog_open(const char *path, struct rt_evlog_reader **out);
+
+/* Frees the reader; accepts NULL. */
+void rt_evlog_reader_free(struct rt_evlog_reader *r);
+
+/* Session block; valid until the reader is freed. */
+const struct rt_log_info *rt_evlog_info(const struct rt_evlog_reader *r);
+
+/* Next event in file order.  Function tables and names met on the way are
+ * absorbed.  Returns 1 with *ev filled, 0 at the end (of the file, or of
+ * its last whole record), or -EBADMSG for a malformed block (logged). */
+int rt_evlog_next(struct rt_evlog_reader *r, struct rt_event *ev);
+
+/* Goes back to the first event, for a second pass. 0 or -errno. */
+int rt_evlog_rewind(struct rt_evlog_reader *r);
+
+/* Functions known so far, indexed by id (NULL for ids not seen); valid
+ * until the reader is freed. */
+size_t rt_evlog_nfuncs(const struct rt_evlog_reader *r);
+const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
+					uint32_t id);
+
+/* Name of thread @tid, or NULL when none was recorded; valid until the
+ * reader is freed. */
+const char *rt_evlog_thread_name(const struct rt_evlog_reader *r,
+				 uint32_t tid);
+
+/* Executable of process @pid, or NULL. */
+const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
+				 uint32_t pid);
+
+/* The end block once the whole file was read, or NULL when the log stops
+ * before it (rtrace was killed, or the disk filled up). */
+const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r);
+
+/* Whether the file ends inside a block (bytes after the last whole
+ * record were ignored). */
+bool rt_evlog_cut(const struct rt_evlog_reader *r);
+
+/* File size in bytes. */
+uint64_t rt_evlog_file_size(const struct rt_evlog_reader *r);
+
+#endif

@@ -1,0 +1,1228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event log: writer and reader.  docs/log-format.md is the format and
+ * this file follows it.  Every multi-byte field goes through the put_ and
+ * get_ helpers, so the bytes on disk never depend on struct layout or on
+ * the host's byte order.
+ *
+ * The writer stages whole blocks in one buffer, in file order, and writes
+ * the buffer with a single write() when it fills.  The reader streams the
+ * file through a window of the same size; only function tables and names
+ * are kept, so its memory does not grow with the number of events.
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PR_FMT "evlog"
+#define PR_DOMAIN RT_DOM_EVLOG
+#include "rtrace/evlog.h"
+#include "rtrace/log.h"
+#include "rtrace/util.h"
+
+/* ---- the format ------------------------------------------------------- */
+
+#define LOG_MAGIC "RTRACE\0L"
+#define MAGIC_LEN 8
+#define HEADER_LEN 16
+#define HEADER_MAX 4096		/* longer file headers are malformed */
+#define BLOCK_HDR 8
+
+enum block_type {
+	BLK_SESSION = 1,
+	BLK_FUNCS = 2,
+	BLK_EVENTS = 3,
+	BLK_THREAD = 4,
+	BLK_PROCESS = 5,
+	BLK_END = 6,
+};
+
+#define STR_NONE UINT32_MAX	/* string length that stands for NULL */
+#define STR_MAX (1u << 20)	/* longer strings are malformed */
+#define META_MAX (1u << 30)	/* longer non-event blocks are malformed */
+#define SESSION_FIXED 32
+#define FUNC_FIXED 28
+#define END_LEN 40
+
+/* Writer staging buffer and reader window: one event block at most. */
+#define IO_BUF (1u << 20)
+
+/*
+ * Function ids index an array, so an id from the file decides an
+ * allocation.  Ids are dense from 0 when rtrace writes them; allowing
+ * 16 ids per row read (plus a fixed slack) keeps sparse tables readable
+ * while a forged id costs at most a few bytes per byte of input.
+ */
+#define FUNC_ID_SLACK 65536
+#define FUNC_ID_PER_ROW 16
+
+static inline void put_u16(uint8_t *p, uint16_t v)
+{
+	v = htole16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put_u32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void put_u64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline uint16_t get_u16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le16toh(v);
+}
+
+static inline uint32_t get_u32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le32toh(v);
+}
+
+static inline uint64_t get_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+static inline void event_encode(uint8_t *p, const struct rt_event *ev)
+{
+	put_u64(p, ev->ts);
+	put_u64(p + 8, ev->sp);
+	put_u64(p + 16, ev->value);
+	put_u32(p + 24, ev->tid);
+	put_u32(p + 28, ev->pid);
+	put_u32(p + 32, ev->func);
+	p[36] = ev->kind;
+	p[37] = ev->flags;
+	put_u16(p + 38, ev->nstops);
+}
+
+static inline void event_decode(const uint8_t *p, struct rt_event *ev)
+{
+	ev->ts = get_u64(p);
+	ev->sp = get_u64(p + 8);
+	ev->value = get_u64(p + 16);
+	ev->tid = get_u32(p + 24);
+	ev->pid = get_u32(p + 28);
+	ev->func = get_u32(p + 32);
+	ev->kind = p[36];
+	ev->flags = p[37];
+	ev->nstops = get_u16(p + 38);
+}
+
+static const char *block_name(uint32_t type)
+{
+	switch (type) {
+	case BLK_SESSION:
+		return "session";
+	case BLK_FUNCS:
+		return "function table";
+	case BLK_EVENTS:
+		return "event";
+	case BLK_THREAD:
+		return "thread";
+	case BLK_PROCESS:
+		return "process";
+	case BLK_END:
+		return "end";
+	}
+	return "unknown";
+}
+
+/* ---- writer ----------------------------------------------------------- */
+
+struct rt_evlog_writer {
+	int fd;
+	uint8_t *buf;		/* IO_BUF bytes: blocks in file order */
+	size_t len;		/* bytes staged in buf */
+	/*
+	 * IO_BUF while an event block is open at buf + evhdr, else 0: the
+	 * hot path then needs a single comparison to know that the record
+	 * fits and that a block is open.
+	 */
+	size_t evlim;
+	size_t evhdr;
+	uint64_t pending;	/* events staged in buf */
+	uint64_t written;	/* events handed to write() successfully */
+	uint64_t dropped;
+	uint8_t *big;		/* a block too large for buf */
+	size_t biglen;
+	int err;		/* first write error, -errno */
+};
+
+static void write_failed(struct rt_evlog_writer *w, int err)
+{
+	if (!w->err) {
+		w->err = err;
+		pr_warn("cannot write the log: %s; recording stops, the "
+			"program runs on", strerror(-err));
+	}
+	w->dropped += w->pending;
+	w->pending = 0;
+	w->len = 0;
+	w->evlim = 0;
+}
+
+/* Fills in the length of the open event block, if any. */
+static void close_events(struct rt_evlog_writer *w)
+{
+	if (!w->evlim)
+		return;
+	put_u32(w->buf + w->evhdr + 4, w->len - w->evhdr - BLOCK_HDR);
+	w->evlim = 0;
+}
+
+static int flush(struct rt_evlog_writer *w)
+{
+	int rc;
+
+	close_events(w);
+	if (w->err || !w->len)
+		return w->err;
+	rc = write_all(w->fd, w->buf, w->len);
+	if (rc < 0) {
+		write_failed(w, rc);
+		return rc;
+	}
+	w->len = 0;
+	w->written += w->pending;
+	w->pending = 0;
+	return 0;
+}
+
+/*
+ * Reserves a block of @size payload bytes after everything staged so far
+ * and returns where its payload goes, or NULL after a write error.  Blocks
+ * larger than the buffer are assembled apart; block_end() writes them.
+ */
+static uint8_t *block_begin(struct rt_evlog_writer *w, uint32_t type,
+			    size_t size)
+{
+	size_t total = BLOCK_HDR + size;
+	uint8_t *p;
+
+	close_events(w);
+	if (w->len + total > IO_BUF && flush(w) < 0)
+		return NULL;
+	if (w->err)
+		return NULL;
+	if (total <= IO_BUF) {
+		p = w->buf + w->len;
+		w->len += total;
+	} else {
+		p = w->big = xmalloc(total);
+		w->biglen = total;
+	}
+	put_u32(p, type);
+	put_u32(p + 4, size);
+	return p + BLOCK_HDR;
+}
+
+static int block_end(struct rt_evlog_writer *w)
+{
+	int rc;
+
+	if (!w->big)
+		return w->err;
+	rc = write_all(w->fd, w->big, w->biglen);
+	zfree(&w->big);
+	if (rc < 0)
+		write_failed(w, rc);
+	return w->err;
+}
+
+/* Strings longer than a reader accepts are cut to STR_MAX bytes. */
+static size_t str_len(const char *s)
+{
+	return s ? strnlen(s, STR_MAX) : 0;
+}
+
+static size_t str_size(const char *s)
+{
+	return 4 + str_len(s);
+}
+
+static uint8_t *put_str(uint8_t *p, const char *s)
+{
+	size_t n = str_len(s);
+
+	put_u32(p, s ? n : STR_NONE);
+	memcpy(p + 4, s ? s : "", n);
+	return p + 4 + n;
+}
+
+static int write_session(struct rt_evlog_writer *w,
+			 const struct rt_log_info *info)
+{
+	size_t size = SESSION_FIXED + str_size(info->cmdline) +
+		      str_size(info->cwd) + str_size(info->host) +
+		      str_size(info->version);
+	uint8_t *p = block_begin(w, BLK_SESSION, size);
+
+	if (!p)
+		return w->err;
+	put_u64(p, info->start_ns);
+	put_u64(p + 8, info->start_real_ns);
+	put_u64(p + 16, info->stop_cost_ns);
+	put_u32(p + 24, info->pid);
+	put_u32(p + 28, info->flags);
+	p = put_str(p + SESSION_FIXED, info->cmdline);
+	p = put_str(p, info->cwd);
+	p = put_str(p, info->host);
+	put_str(p, info->version);
+	return block_end(w);
+}
+
+int rt_evlog_create(const char *path, const struct rt_log_info *info,
+		    struct rt_evlog_writer **out)
+{
+	static const struct rt_log_info none;
+	struct rt_evlog_writer *w;
+	int rc, fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		pr_err("cannot create %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->buf = xmalloc(IO_BUF);
+	/* Nothing is written yet: the header leaves with the first block. */
+	memcpy(w->buf, LOG_MAGIC, MAGIC_LEN);
+	put_u32(w->buf + 8, RT_EVLOG_VERSION);
+	put_u32(w->buf + 12, HEADER_LEN);
+	w->len = HEADER_LEN;
+	rc = write_session(w, info ? info : &none);
+	if (rc < 0) {
+		rt_evlog_close(w, NULL);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+/* Bytes of one function row, its length field included. */
+static size_t func_row_size(const struct rt_log_func *f)
+{
+	return 4 + FUNC_FIXED + str_size(f->name) + str_size(f->raw) +
+	       str_size(f->module) + str_size(f->file);
+}
+
+static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
+{
+	put_u32(p, func_row_size(f) - 4);
+	put_u32(p + 4, f->id);
+	put_u32(p + 8, f->refusal);
+	put_u64(p + 12, f->addr);
+	put_u64(p + 20, f->size);
+	put_u32(p + 28, f->line);
+	p = put_str(p + 4 + FUNC_FIXED, f->name);
+	p = put_str(p, f->raw);
+	p = put_str(p, f->module);
+	return put_str(p, f->file);
+}
+
+static int write_func_block(struct rt_evlog_writer *w,
+			    const struct rt_log_func *f, size_t n,
+			    size_t size)
+{
+	uint8_t *p = block_begin(w, BLK_FUNCS, size);
+
+	if (!p)
+		return w->err;
+	put_u32(p, n);
+	p += 4;
+	for (size_t i = 0; i < n; i++)
+		p = put_func(p, &f[i]);
+	return block_end(w);
+}
+
+int rt_evlog_write_funcs(struct rt_evlog_writer *w,
+			 const struct rt_log_func *f, size_t n)
+{
+	size_t i = 0;
+
+	/*
+	 * Split the table into blocks that fit the staging buffer, so that
+	 * neither side ever holds a table block larger than IO_BUF unless a
+	 * single row is that large.
+	 */
+	while (i < n && !w->err) {
+		size_t j = i, size = 4;
+
+		do {
+			size += func_row_size(&f[j++]);
+		} while (j < n &&
+			 size + func_row_size(&f[j]) <= IO_BUF - BLOCK_HDR);
+		if (write_func_block(w, f + i, j - i, size) < 0)
+			break;
+		i = j;
+	}
+	return w->err;
+}
+
+static int write_id_name(struct rt_evlog_writer *w, uint32_t type,
+			 uint32_t a, uint32_t b, const char *s)
+{
+	uint8_t *p = block_begin(w, type, 8 + str_size(s));
+
+	if (!p)
+		return w->err;
+	put_u32(p, a);
+	put_u32(p + 4, b);
+	put_str(p + 8, s);
+	return block_end(w);
+}
+
+int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
+			  uint32_t pid, const char *name)
+{
+	return write_id_name(w, BLK_THREAD, tid, pid, name);
+}
+
+int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
+			   uint32_t ppid, const char *exe)
+{
+	return write_id_name(w, BLK_PROCESS, pid, ppid, exe);
+}
+
+/* Starts a new event block, writing the buffer first when it is full. */
+static bool open_events(struct rt_evlog_writer *w)
+{
+	if (w->err)
+		return false;
+	if ((w->evlim || w->len + BLOCK_HDR + RT_EVENT_SIZE > IO_BUF) &&
+	    flush(w) < 0)
+		return false;
+	w->evhdr = w->len;
+	put_u32(w->buf + w->len, BLK_EVENTS);
+	w->len += BLOCK_HDR;
+	w->evlim = IO_BUF;
+	return true;
+}
+
+void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev)
+{
+	if (unlikely(w->len + RT_EVENT_SIZE > w->evlim) && !open_events(w)) {
+		w->dropped++;
+		return;
+	}
+	event_encode(w->buf + w->len, ev);
+	w->len += RT_EVENT_SIZE;
+	w->pending++;
+}
+
+uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w)
+{
+	return w->written + w->pending;
+}
+
+uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w)
+{
+	return w->dropped;
+}
+
+static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
+{
+	uint8_t *p = block_begin(w, BLK_END, END_LEN);
+
+	if (!p)
+		return;
+	put_u64(p, e->end_ns);
+	put_u32(p + 8, (uint32_t)e->status);
+	put_u32(p + 12, e->how);
+	put_u64(p + 16, e->stops);
+	put_u64(p + 24, e->events);
+	put_u64(p + 32, e->dropped);
+}
+
+int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	if (end)
+		write_end(w, end);
+	flush(w);
+	/* close() is where NFS reports a failed write-back. */
+	if (close(w->fd) < 0)
+		write_failed(w, -errno);
+	err = w->err;
+	free(w->buf);
+	free(w->big);
+	free(w);
+	return err;
+}
+
+/* ---- reader: string storage and name maps ---------------------------- */
+
+#define ARENA_CHUNK (64u << 10)
+
+struct arena_chunk {
+	struct arena_chunk *next;
+	size_t used, size;
+	uint8_t data[];
+};
+
+/* Strings and rows live here until the reader is freed: pointers handed
+ * out stay valid even when a later block replaces a name. */
+struct arena {
+	struct arena_chunk *head;
+};
+
+static struct arena_chunk *arena_chunk_new(size_t size)
+{
+	struct arena_chunk *c = xmalloc(sizeof(*c) + size);
+
+	c->used = 0;
+	c->size = size;
+	return c;
+}
+
+static void *arena_alloc(struct arena *a, size_t n)
+{
+	struct arena_chunk *c = a->head;
+
+	n = ALIGN_UP(n, 8);
+	if (n > ARENA_CHUNK / 4 && c) {
+		/* A large string gets its own chunk behind the current one. */
+		struct arena_chunk *big = arena_chunk_new(n);
+
+		big->next = c->next;
+		c->next = big;
+		big->used = n;
+		return big->data;
+	}
+	if (!c || c->size - c->used < n) {
+		c = arena_chunk_new(MAX(n, ARENA_CHUNK));
+		c->next = a->head;
+		a->head = c;
+	}
+	c->used += n;
+	return c->data + c->used - n;
+}
+
+static void arena_free(struct arena *a)
+{
+	while (a->head) {
+		struct arena_chunk *next = a->head->next;
+
+		free(a->head);
+		a->head = next;
+	}
+}
+
+struct idname {
+	uint32_t key;
+	const char *s;		/* NULL marks an empty slot */
+};
+
+/* Open addressing, power-of-two capacity, at most half full. */
+struct idmap {
+	struct idname *v;
+	size_t n, cap;
+};
+
+static struct idname *idmap_slot(const struct idmap *m, uint32_t key)
+{
+	size_t mask = m->cap - 1, i = hash64(key) & mask;
+
+	while (m->v[i].s && m->v[i].key != key)
+		i = (i + 1) & mask;
+	return &m->v[i];
+}
+
+static void idmap_put(struct idmap *m, uint32_t key, const char *s)
+{
+	struct idname *slot;
+
+	if (2 * (m->n + 1) > m->cap) {
+		struct idmap g = { .cap = m->cap ? 2 * m->cap : 16 };
+
+		g.v = xcalloc(g.cap, sizeof(*g.v));
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->v[i].s)
+				*idmap_slot(&g, m->v[i].key) = m->v[i];
+		g.n = m->n;
+		free(m->v);
+		*m = g;
+	}
+	slot = idmap_slot(m, key);
+	if (!slot->s)
+		m->n++;
+	slot->key = key;
+	slot->s = s;
+}
+
+static const char *idmap_get(const struct idmap *m, uint32_t key)
+{
+	return m->cap ? idmap_slot(m, key)->s : NULL;
+}
+
+/* ---- reader ----------------------------------------------------------- */
+
+struct rt_evlog_reader {
+	int fd;
+	char *path;
+	uint64_t size;		/* at open; later bytes are not read */
+	uint32_t version;	/* of the file's format */
+	uint8_t *buf;		/* @cap bytes of the file from @off */
+	size_t cap;
+	uint64_t off;
+	size_t pos, len;	/* unread part of the window: buf[pos, len) */
+	/*
+	 * End of the whole records of the current event block that are in
+	 * the window; rt_evlog_next() decodes while pos < lim.
+	 */
+	size_t lim;
+	uint64_t blk_end;	/* file offset where that event block ends */
+	uint64_t first;		/* first block after the session block */
+	uint64_t absorbed;	/* blocks before this offset were absorbed */
+	uint8_t *big;		/* a table block larger than the window */
+	struct rt_log_info info;
+	struct rt_log_end end;
+	bool has_end, cut, done;
+	int err;		/* sticky until rewind */
+	struct rt_log_func **funcs;
+	size_t nfuncs, funcs_cap;
+	uint64_t nrows;
+	struct idmap threads, procs;
+	struct arena arena;
+};
+
+/* A bounded view of one block's payload; @why holds the first problem. */
+struct cur {
+	const uint8_t *p, *end;
+	const char *why;
+};
+
+static bool need(struct cur *c, size_t n)
+{
+	if (c->why)
+		return false;
+	if ((size_t)(c->end - c->p) >= n)
+		return true;
+	c->why = "a field runs past the end of its block";
+	return false;
+}
+
+static uint32_t cur_u32(struct cur *c)
+{
+	uint32_t v = 0;
+
+	if (need(c, 4)) {
+		v = get_u32(c->p);
+		c->p += 4;
+	}
+	return v;
+}
+
+static uint64_t cur_u64(struct cur *c)
+{
+	uint64_t v = 0;
+
+	if (need(c, 8)) {
+		v = get_u64(c->p);
+		c->p += 8;
+	}
+	return v;
+}
+
+/* A copied, NUL-terminated string, or NULL (absent, or an error). */
+static const char *cur_str(struct cur *c, struct rt_evlog_reader *r)
+{
+	uint32_t n = cur_u32(c);
+	char *s;
+
+	if (c->why || n == STR_NONE)
+		return NULL;
+	if (n > STR_MAX) {
+		c->why = "a string is longer than 1 MiB";
+		return NULL;
+	}
+	if (!need(c, n))
+		return NULL;
+	s = arena_alloc(&r->arena, n + 1);
+	memcpy(s, c->p, n);
+	s[n] = '\0';
+	c->p += n;
+	return s;
+}
+
+static const char *nonnull(const char *s)
+{
+	return s ? s : "";
+}
+
+static uint64_t pos_off(const struct rt_evlog_reader *r)
+{
+	return r->off + r->pos;
+}
+
+static int read_failed(struct rt_evlog_reader *r, int err)
+{
+	pr_err("cannot read %s: %s", r->path, strerror(-err));
+	return err;
+}
+
+/*
+ * Makes at least @n (<= r->cap) unread bytes available in the window, and
+ * returns how many are: fewer than @n only at the end of the file.
+ */
+static long ensure(struct rt_evlog_reader *r, size_t n)
+{
+	if (r->len - r->pos >= n)
+		return n;
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->off += r->pos;
+	r->len -= r->pos;
+	r->pos = r->lim = 0;
+	while (r->len < n && r->off + r->len < r->size) {
+		uint64_t at = r->off + r->len;
+		size_t want = MIN(r->cap - r->len, r->size - at);
+		ssize_t got = pread(r->fd, r->buf + r->len, want, at);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return read_failed(r, -errno);
+		if (got == 0)
+			break;	/* the file shrank since open */
+		r->len += got;
+	}
+	return MIN(n, r->len);
+}
+
+static void set_cut(struct rt_evlog_reader *r)
+{
+	pr_dbg("%s: the file ends inside a block (offset %" PRIu64 ")",
+	       r->path, pos_off(r));
+	r->cut = true;
+	r->done = true;
+}
+
+/* Moves past @n bytes; a block that runs past the end of file is cut. */
+static void skip(struct rt_evlog_reader *r, uint64_t n)
+{
+	uint64_t at = pos_off(r);
+
+	if (n > r->size - at) {
+		set_cut(r);
+	} else if (n <= r->len - r->pos) {
+		r->pos += n;
+	} else {
+		r->off = at + n;
+		r->pos = r->len = r->lim = 0;
+	}
+}
+
+/* A payload too large for the window, read into r->big. */
+static int payload_big(struct rt_evlog_reader *r, size_t n,
+		       const uint8_t **out)
+{
+	uint64_t at = pos_off(r);
+	size_t have = r->len - r->pos;
+
+	r->big = xmalloc(n);
+	memcpy(r->big, r->buf + r->pos, have);
+	r->off = at + n;
+	r->pos = r->len = r->lim = 0;
+	while (have < n) {
+		ssize_t got = pread(r->fd, r->big + have, n - have, at + have);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return read_failed(r, -errno);
+		if (got == 0) {
+			set_cut(r);
+			return 0;
+		}
+		have += got;
+	}
+	*out = r->big;
+	return 0;
+}
+
+/*
+ * Points *@out at the next @n bytes and moves past them.  Returns 0 with
+ * *@out NULL when the file ends first (then the log is cut), or -errno.
+ * The size check comes before any allocation: a forged length can never
+ * make the reader allocate more than the file holds.
+ */
+static int payload(struct rt_evlog_reader *r, uint64_t n, const uint8_t **out)
+{
+	long got;
+
+	*out = NULL;
+	if (n > r->size - pos_off(r)) {
+		set_cut(r);
+		return 0;
+	}
+	if (n > r->cap)
+		return payload_big(r, n, out);
+	got = ensure(r, n);
+	if (got < 0)
+		return got;
+	if ((uint64_t)got < n) {
+		set_cut(r);
+		return 0;
+	}
+	*out = r->buf + r->pos;
+	r->pos += n;
+	return 0;
+}
+
+static void add_func(struct rt_evlog_reader *r, struct rt_log_func *f,
+		     struct cur *c)
+{
+	r->nrows++;
+	if (f->id >= FUNC_ID_SLACK + FUNC_ID_PER_ROW * r->nrows) {
+		c->why = "a function id is far beyond the number of rows";
+		return;
+	}
+	if (f->id >= r->funcs_cap) {
+		size_t cap = MAX(2 * r->funcs_cap, (size_t)f->id + 1);
+
+		cap = MAX(cap, 64);
+		r->funcs = xrealloc(r->funcs, cap * sizeof(*r->funcs));
+		memset(r->funcs + r->funcs_cap, 0,
+		       (cap - r->funcs_cap) * sizeof(*r->funcs));
+		r->funcs_cap = cap;
+	}
+	r->funcs[f->id] = f;
+	r->nfuncs = MAX(r->nfuncs, (size_t)f->id + 1);
+}
+
+static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
+{
+	uint32_t rowlen = cur_u32(c);
+	struct rt_log_func *f;
+	struct cur row;
+
+	if (!need(c, rowlen))
+		return;
+	/* Fields a newer writer appends to the row are skipped. */
+	row = (struct cur){ c->p, c->p + rowlen, NULL };
+	c->p += rowlen;
+	f = arena_alloc(&r->arena, sizeof(*f));
+	f->id = cur_u32(&row);
+	f->refusal = cur_u32(&row);
+	f->addr = cur_u64(&row);
+	f->size = cur_u64(&row);
+	f->line = cur_u32(&row);
+	f->name = nonnull(cur_str(&row, r));
+	f->raw = nonnull(cur_str(&row, r));
+	f->module = nonnull(cur_str(&row, r));
+	f->file = cur_str(&row, r);
+	if (row.why)
+		c->why = row.why;
+	else
+		add_func(r, f, c);
+}
+
+static const char *parse_funcs(struct rt_evlog_reader *r, struct cur *c)
+{
+	uint32_t count = cur_u32(c);
+
+	/* No allocation follows @count: each row is checked as it comes. */
+	for (uint32_t i = 0; i < count && !c->why; i++)
+		parse_func_row(r, c);
+	return c->why;
+}
+
+static const char *parse_names(struct rt_evlog_reader *r, struct cur *c,
+			       struct idmap *m)
+{
+	uint32_t id = cur_u32(c);
+	const char *s;
+
+	cur_u32(c);	/* the pid of a thread, the parent of a process */
+	s = cur_str(c, r);
+	if (s && !c->why)
+		idmap_put(m, id, s);
+	return c->why;
+}
+
+static const char *parse_end(struct rt_evlog_reader *r, struct cur *c)
+{
+	struct rt_log_end *e = &r->end;
+
+	e->end_ns = cur_u64(c);
+	e->status = (int32_t)cur_u32(c);
+	e->how = cur_u32(c);
+	e->stops = cur_u64(c);
+	e->events = cur_u64(c);
+	e->dropped = cur_u64(c);
+	r->has_end = !c->why;
+	return c->why;
+}
+
+static const char *parse_session(struct rt_evlog_reader *r, struct cur *c)
+{
+	struct rt_log_info *info = &r->info;
+
+	info->start_ns = cur_u64(c);
+	info->start_real_ns = cur_u64(c);
+	info->stop_cost_ns = cur_u64(c);
+	info->pid = cur_u32(c);
+	info->flags = cur_u32(c);
+	info->cmdline = nonnull(cur_str(c, r));
+	info->cwd = nonnull(cur_str(c, r));
+	info->host = nonnull(cur_str(c, r));
+	info->version = nonnull(cur_str(c, r));
+	return c->why;
+}
+
+static int malformed(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
+		     const char *why)
+{
+	pr_err("%s: malformed log: %s block at offset %" PRIu64 ": %s",
+	       r->path, block_name(type), at, why);
+	return -EBADMSG;
+}
+
+/* Reads a table block (functions, names, end) and keeps what it says. */
+static int absorb(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
+		  uint32_t n)
+{
+	const uint8_t *p;
+	const char *why;
+	struct cur c;
+	int rc;
+
+	if (n > META_MAX)
+		return malformed(r, at, type, "absurd block length");
+	rc = payload(r, n, &p);
+	if (rc < 0 || !p)
+		goto out;
+	c = (struct cur){ p, p + n, NULL };
+	if (type == BLK_FUNCS)
+		why = parse_funcs(r, &c);
+	else if (type == BLK_THREAD)
+		why = parse_names(r, &c, &r->threads);
+	else if (type == BLK_PROCESS)
+		why = parse_names(r, &c, &r->procs);
+	else
+		why = parse_end(r, &c);
+	/* A bad block is not marked absorbed: a second pass reports it. */
+	if (why)
+		rc = malformed(r, at, type, why);
+	else
+		r->absorbed = pos_off(r);
+out:
+	zfree(&r->big);
+	return rc;
+}
+
+static bool is_table(uint32_t type)
+{
+	return type == BLK_FUNCS || type == BLK_THREAD ||
+	       type == BLK_PROCESS || type == BLK_END;
+}
+
+/* Reads the next block header and deals with the block. */
+static int read_block(struct rt_evlog_reader *r)
+{
+	uint64_t at = pos_off(r);
+	uint32_t type, n;
+	long got = ensure(r, BLOCK_HDR);
+
+	if (got < 0)
+		return got;
+	if (got < BLOCK_HDR) {
+		if (got)
+			set_cut(r);
+		r->done = true;
+		return 0;
+	}
+	type = get_u32(r->buf + r->pos);
+	n = get_u32(r->buf + r->pos + 4);
+	r->pos += BLOCK_HDR;
+	if (type == BLK_EVENTS) {
+		if (n % RT_EVENT_SIZE)
+			return malformed(r, at, type, "length is not a "
+					 "whole number of records");
+		r->blk_end = at + BLOCK_HDR + n;
+		return 0;
+	}
+	/* Tables met on an earlier pass are kept, not read again. */
+	if (is_table(type) && at >= r->absorbed)
+		return absorb(r, at, type, n);
+	if (!is_table(type))
+		pr_dbg2("%s: skipping block type %" PRIu32 " at offset %"
+			PRIu64, r->path, type, at);
+	skip(r, n);
+	return 0;
+}
+
+/* Brings the next records of the current event block into the window. */
+static int more_events(struct rt_evlog_reader *r)
+{
+	uint64_t left = r->blk_end - pos_off(r);
+	long got = ensure(r, RT_EVENT_SIZE);
+
+	if (got < 0)
+		return got;
+	if (got < RT_EVENT_SIZE) {
+		set_cut(r);
+		return 0;
+	}
+	r->lim = r->pos + MIN(r->len - r->pos, left) / RT_EVENT_SIZE *
+			  RT_EVENT_SIZE;
+	return 0;
+}
+
+static int next_slow(struct rt_evlog_reader *r, struct rt_event *ev)
+{
+	while (!r->err && !r->done) {
+		int rc;
+
+		if (pos_off(r) < r->blk_end)
+			rc = more_events(r);
+		else
+			rc = read_block(r);
+		if (rc < 0)
+			r->err = rc;
+		else if (r->pos < r->lim)
+			return rt_evlog_next(r, ev);
+	}
+	return r->err;
+}
+
+int rt_evlog_next(struct rt_evlog_reader *r, struct rt_event *ev)
+{
+	if (likely(r->pos < r->lim)) {
+		event_decode(r->buf + r->pos, ev);
+		r->pos += RT_EVENT_SIZE;
+		return 1;
+	}
+	return next_slow(r, ev);
+}
+
+static int cut_in_header(struct rt_evlog_reader *r, const char *what,
+			 uint64_t have, uint64_t want)
+{
+	pr_err("%s: log is cut short inside its header (%s: %" PRIu64
+	       " of %" PRIu64 " bytes)", r->path, what, have, want);
+	return -EBADMSG;
+}
+
+static int read_file_header(struct rt_evlog_reader *r)
+{
+	long got = ensure(r, HEADER_LEN);
+	const uint8_t *h = r->buf;
+	uint32_t version, hlen;
+
+	if (got < 0)
+		return got;
+	if (memcmp(h, LOG_MAGIC, MIN((size_t)got, MAGIC_LEN)) != 0) {
+		pr_err("%s is not an rtrace log", r->path);
+		return -EINVAL;
+	}
+	if (got < HEADER_LEN)
+		return cut_in_header(r, "file header", got, HEADER_LEN);
+	version = get_u32(h + 8);
+	hlen = get_u32(h + 12);
+	r->version = version;
+	if (version > RT_EVLOG_VERSION) {
+		pr_err("%s: log format version %" PRIu32 " is newer than this "
+		       "rtrace understands (up to %d); use a newer rtrace",
+		       r->path, version, RT_EVLOG_VERSION);
+		return -EPROTONOSUPPORT;
+	}
+	if (version == 0 || hlen < HEADER_LEN || hlen > HEADER_MAX) {
+		pr_err("%s: malformed log header (version %" PRIu32
+		       ", header length %" PRIu32 ")", r->path, version, hlen);
+		return -EBADMSG;
+	}
+	if (hlen > r->size)
+		return cut_in_header(r, "file header", r->size, hlen);
+	skip(r, hlen);
+	return 0;
+}
+
+static int bad_session(struct rt_evlog_reader *r, const char *why)
+{
+	pr_err("%s: malformed session block (%s)", r->path, why);
+	return -EBADMSG;
+}
+
+static int read_session(struct rt_evlog_reader *r)
+{
+	uint64_t at = pos_off(r);
+	long got = ensure(r, BLOCK_HDR);
+	const uint8_t *p;
+	uint32_t type, n;
+	struct cur c;
+	int rc;
+
+	if (got < 0)
+		return got;
+	if (got < BLOCK_HDR)
+		return cut_in_header(r, "session block", got, BLOCK_HDR);
+	type = get_u32(r->buf + r->pos);
+	n = get_u32(r->buf + r->pos + 4);
+	if (type != BLK_SESSION)
+		return bad_session(r, "the first block is not a session block");
+	if (n > META_MAX)
+		return bad_session(r, "absurd block length");
+	r->pos += BLOCK_HDR;
+	rc = payload(r, n, &p);
+	if (rc < 0)
+		return rc;
+	if (!p)
+		return cut_in_header(r, "session block",
+				     r->size - at - BLOCK_HDR, n);
+	c = (struct cur){ p, p + n, NULL };
+	if (parse_session(r, &c))
+		rc = bad_session(r, c.why);
+	zfree(&r->big);
+	r->first = r->absorbed = pos_off(r);
+	return rc;
+}
+
+static int open_failed(const char *path, int err)
+{
+	pr_err("cannot open %s: %s", path, strerror(-err));
+	return err;
+}
+
+static int reader_new(const char *path, struct rt_evlog_reader **out)
+{
+	struct rt_evlog_reader *r;
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return open_failed(path, -errno);
+	if (fstat(fd, &st) < 0)
+		rc = -errno;
+	else if (S_ISDIR(st.st_mode))
+		rc = -EISDIR;
+	if (rc < 0) {
+		close(fd);
+		return open_failed(path, rc);
+	}
+	r = xcalloc(1, sizeof(*r));
+	r->fd = fd;
+	r->path = xstrdup(path);
+	r->size = st.st_size;
+	/* A small log needs no 1 MiB window; 4 KiB holds any header. */
+	r->cap = MIN(IO_BUF, MAX(r->size, 4096));
+	r->buf = xmalloc(r->cap);
+	*out = r;
+	return 0;
+}
+
+int rt_evlog_open(const char *path, struct rt_evlog_reader **out)
+{
+	struct rt_evlog_reader *r = NULL;
+	int rc;
+
+	rc = reader_new(path, &r);
+	if (rc < 0)
+		return rc;
+	rc = read_file_header(r);
+	if (!rc)
+		rc = read_session(r);
+	if (rc < 0) {
+		rt_evlog_reader_free(r);
+		return rc;
+	}
+	pr_dbg("%s: version %" PRIu32 " log, %" PRIu64 " bytes", path,
+	       r->version, r->size);
+	*out = r;
+	return 0;
+}
+
+void rt_evlog_reader_free(struct rt_evlog_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r->path);
+	free(r->buf);
+	free(r->big);
+	free(r->funcs);
+	free(r->threads.v);
+	free(r->procs.v);
+	arena_free(&r->arena);
+	free(r);
+}
+
+const struct rt_log_info *rt_evlog_info(const struct rt_evlog_reader *r)
+{
+	return &r->info;
+}
+
+int rt_evlog_rewind(struct rt_evlog_reader *r)
+{
+	r->off = r->first;
+	r->pos = r->len = r->lim = 0;
+	r->blk_end = 0;
+	r->done = false;
+	r->err = 0;
+	return 0;
+}
+
+size_t rt_evlog_nfuncs(const struct rt_evlog_reader *r)
+{
+	return r->nfuncs;
+}
+
+const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
+					uint32_t id)
+{
+	return id < r->nfuncs ? r->funcs[id] : NULL;
+}
+
+const char *rt_evlog_thread_name(const struct rt_evlog_reader *r,
+				 uint32_t tid)
+{
+	return idmap_get(&r->threads, tid);
+}
+
+const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
+				 uint32_t pid)
+{
+	return idmap_get(&r->procs, pid);
+}
+
+const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r)
+{
+	return r->has_end ? &r->end : NULL;
+}
+
+bool rt_evlog_cut(const struct rt_evlog_reader *r)
+{
+	return r->cut;
+}
+
+uint64_t rt_evlog_file_size(const struct rt_evlog_reader *r)
+{
+	return r->size;
+}
