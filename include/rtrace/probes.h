@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The probe plan of one executable image: for every selected function, its
+ * entry site, its exits (returns) and its tail jumps, each with the way a
+ * thread resumes after the hit (an out-of-line slot in the scratch area, or
+ * a jump the tracer emulates).  Built in two steps: rt_plan_new() finds the
+ * sites (and can run offline, for -l); rt_plan_place() lays out the slots
+ * once the scratch area's address in the tracee is known.
+ */
+#ifndef RTRACE_PROBES_H
+#define RTRACE_PROBES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/raddr.h"
+#include "rtrace/symbols.h"
+
+enum rt_probe_kind {
+	RT_PROBE_ENTRY = 1 << 0,
+	RT_PROBE_EXIT = 1 << 1,
+	RT_PROBE_TAIL = 1 << 2,  /* a jump that may leave the function */
+};
+
+#define RT_PROBE_TRAP_MAX 4
+
+struct rt_probe {
+	rt_raddr addr;            /* run-time address of the site */
+	uint32_t func;            /* function id in the log */
+	uint8_t kinds;            /* enum rt_probe_kind bits */
+	uint8_t orig[RT_PROBE_TRAP_MAX]; /* bytes the breakpoint covers */
+	struct rt_resume res;
+	rt_raddr func_lo, func_hi;  /* run-time bounds of the function */
+};
+
+/* One selected function and what became of it. */
+struct rt_plan_func {
+	uint32_t id;                /* function id in the log */
+	const struct rt_func *fn;   /* owned by the rt_symbols */
+	enum rt_refusal why;        /* RT_REFUSE_NONE when probed */
+	rt_raddr why_at;            /* run-time address of the refused site */
+	unsigned nexit, ntail;      /* sites besides the entry */
+};
+
+struct rt_plan;
+
+/* Finds the sites of the functions @idx[0..n) of @syms, placed at run time
+ * with load bias @bias, and assigns them log ids @first_id, @first_id+1...
+ * A function that cannot be probed safely is kept with its reason and gets
+ * no probes.  Returns 0 or -errno; free with rt_plan_put(). */
+int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
+		rt_raddr bias, uint32_t first_id, struct rt_plan **out);
+
+/* Takes one more reference (a forked child shares its parent's image). */
+struct rt_plan *rt_plan_get(struct rt_plan *p);
+
+/* Drops a reference and frees the plan with the last one; accepts NULL. */
+void rt_plan_put(struct rt_plan *p);
+
+/* Bytes of scratch area the plan needs (an upper bound). */
+size_t rt_plan_scratch_size(const struct rt_plan *p);
+
+/* Lays out every slot at scratch address @base and builds their code.  A
+ * site whose slot cannot reach its targets refuses its whole function (its
+ * other probes are dropped).  Returns 0 or -errno. */
+int rt_plan_place(struct rt_plan *p, rt_raddr base);
+
+/* Slot code to copy to the scratch area: *len bytes at the returned
+ * pointer, valid until the plan is freed. */
+const uint8_t *rt_plan_scratch_code(const struct rt_plan *p, size_t *len);
+rt_raddr rt_plan_scratch_base(const struct rt_plan *p);
+
+/* Probes in address order; valid until the plan is freed. */
+size_t rt_plan_nprobes(const struct rt_plan *p);
+const struct rt_probe *rt_plan_probe(const struct rt_plan *p, size_t i);
+
+/* The probe at run-time address @addr, or NULL.  O(1): hot path. */
+const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr);
+
+/* Selected functions, probed or refused, in id order. */
+size_t rt_plan_nfuncs(const struct rt_plan *p);
+const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i);
+
+/* Load bias the plan was built for. */
+rt_raddr rt_plan_bias(const struct rt_plan *p);
+
+#endif

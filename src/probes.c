@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Probe planning.  For each selected function the arch decoder turns its
+ * bytes (within the symbol's bounds: the padding after a function is int3
+ * and must not be read as code) into instructions; the entry, every return
+ * and every jump that may leave the function become sites.  A function with
+ * any site that cannot be displaced is refused as a whole, so that its
+ * counts and times are either exact or absent, never half right.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PR_FMT "probes"
+#define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/log.h"
+#include "rtrace/probes.h"
+#include "rtrace/util.h"
+#include "rtrace/vec.h"
+
+struct rt_plan {
+	int refs;
+	rt_raddr bias;
+	rt_raddr base;                 /* scratch area, once placed */
+	VEC(struct rt_probe) probes;   /* sorted by address */
+	VEC(struct rt_insn) insns;     /* the displaced instruction of each */
+	VEC(struct rt_plan_func) funcs;
+	VEC(uint8_t) code;             /* slot bytes for the scratch area */
+	uint32_t *hash;                /* probe index + 1, 0 = empty */
+	size_t hmask;
+};
+
+/* Whether a decoded instruction is a site of function [lo, hi). */
+static unsigned site_kinds(const struct rt_insn *in, rt_raddr lo, rt_raddr hi)
+{
+	switch (in->cls) {
+	case RT_INSN_RET:
+		return RT_PROBE_EXIT;
+	case RT_INSN_JMP:
+	case RT_INSN_JCC:
+		return in->target < lo || in->target >= hi ? RT_PROBE_TAIL : 0;
+	case RT_INSN_JMP_REG:
+	case RT_INSN_JMP_MEM:
+		/* a jump table or a tail call: the tracer tells at run time */
+		return RT_PROBE_TAIL;
+	default:
+		return 0;
+	}
+}
+
+static void add_probe(struct rt_plan *p, const struct rt_insn *in,
+		      uint32_t id, unsigned kinds, rt_raddr lo, rt_raddr hi)
+{
+	struct rt_probe *pr = vec_push_zero(&p->probes);
+
+	pr->addr = in->addr;
+	pr->func = id;
+	pr->kinds = kinds;
+	pr->func_lo = lo;
+	pr->func_hi = hi;
+	memcpy(pr->orig, in->bytes, MIN((size_t)in->len, sizeof(pr->orig)));
+	vec_push(&p->insns, *in);
+}
+
+/* Checks every site of a function can be displaced (slot placed at the site
+ * itself, so that reach is not the question yet). */
+static enum rt_refusal check_site(const struct rt_insn *in)
+{
+	uint8_t buf[RT_ARCH_SLOT_MAX];
+	struct rt_resume res;
+
+	return rt_arch_plan_resume(in, in->addr, buf, &res);
+}
+
+static int decode_func(const struct rt_symbols *syms, const struct rt_func *fn,
+		       rt_raddr bias, rt_insn_vec *insns,
+		       struct rt_plan_func *pf)
+{
+	uint8_t *code;
+	int err;
+
+	insns->n = 0;
+	if (fn->size == 0 || fn->size > (64u << 20)) {
+		pf->why = RT_REFUSE_NO_CODE;
+		return 0;
+	}
+	code = xmalloc(fn->size);
+	if (rt_symbols_read(syms, fn->addr, code, fn->size) != 0) {
+		pf->why = RT_REFUSE_NO_CODE;
+		free(code);
+		return 0;
+	}
+	err = rt_arch_decode(code, fn->size, fn->addr + bias, insns);
+	free(code);
+	if (err || insns->n == 0) {
+		pf->why = RT_REFUSE_UNDECODABLE;
+		pf->why_at = insns->n ? vec_last(insns)->addr : fn->addr + bias;
+	}
+	return 0;
+}
+
+static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
+		      struct rt_plan_func *pf, rt_insn_vec *insns)
+{
+	rt_raddr lo = pf->fn->addr + p->bias, hi = lo + pf->fn->size;
+	size_t first = p->probes.n;
+
+	decode_func(syms, pf->fn, p->bias, insns, pf);
+	if (pf->why)
+		return;
+	for (size_t i = 0; i < insns->n; i++) {
+		const struct rt_insn *in = &insns->v[i];
+		unsigned kinds = site_kinds(in, lo, hi);
+		enum rt_refusal why;
+
+		if (i == 0)
+			kinds |= RT_PROBE_ENTRY;
+		if (!kinds)
+			continue;
+		why = check_site(in);
+		if (why) {
+			pf->why = why;
+			pf->why_at = in->addr;
+			p->probes.n = p->insns.n = first;
+			return;
+		}
+		pf->nexit += !!(kinds & RT_PROBE_EXIT);
+		pf->ntail += !!(kinds & RT_PROBE_TAIL);
+		add_probe(p, in, pf->id, kinds, lo, hi);
+	}
+}
+
+static int cmp_probe(const void *a, const void *b)
+{
+	const struct rt_probe *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sorts probes by address, keeping each probe's instruction with it. */
+static void sort_probes(struct rt_plan *p)
+{
+	size_t n = p->probes.n;
+	struct { struct rt_probe pr; struct rt_insn in; } *tmp;
+
+	tmp = xmalloc(n * sizeof(*tmp) + 1);
+	for (size_t i = 0; i < n; i++) {
+		tmp[i].pr = p->probes.v[i];
+		tmp[i].in = p->insns.v[i];
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_probe);
+	for (size_t i = 0; i < n; i++) {
+		p->probes.v[i] = tmp[i].pr;
+		p->insns.v[i] = tmp[i].in;
+	}
+	free(tmp);
+}
+
+static void build_hash(struct rt_plan *p)
+{
+	size_t cap = 16;
+
+	while (cap < p->probes.n * 2)
+		cap *= 2;
+	free(p->hash);
+	p->hash = xcalloc(cap, sizeof(*p->hash));
+	p->hmask = cap - 1;
+	for (size_t i = 0; i < p->probes.n; i++) {
+		size_t h = hash64(p->probes.v[i].addr) & p->hmask;
+
+		while (p->hash[h])
+			h = (h + 1) & p->hmask;
+		p->hash[h] = i + 1;
+	}
+}
+
+int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
+		rt_raddr bias, uint32_t first_id, struct rt_plan **out)
+{
+	struct rt_plan *p = xcalloc(1, sizeof(*p));
+	rt_insn_vec insns = { 0 };
+
+	p->refs = 1;
+	p->bias = bias;
+	for (size_t i = 0; i < n; i++) {
+		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
+
+		pf->id = first_id + i;
+		pf->fn = rt_symbols_func(syms, idx[i]);
+		plan_func(p, syms, pf, &insns);
+		if (pf->why)
+			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
+			       rt_refusal_str(pf->why), pf->why_at);
+	}
+	vec_free(&insns);
+	sort_probes(p);
+	build_hash(p);
+	pr_dbg("%zu functions, %zu probes", p->funcs.n, p->probes.n);
+	*out = p;
+	return 0;
+}
+
+struct rt_plan *rt_plan_get(struct rt_plan *p)
+{
+	p->refs++;
+	return p;
+}
+
+void rt_plan_put(struct rt_plan *p)
+{
+	if (!p || --p->refs > 0)
+		return;
+	vec_free(&p->probes);
+	vec_free(&p->insns);
+	vec_free(&p->funcs);
+	vec_free(&p->code);
+	free(p->hash);
+	free(p);
+}
+
+size_t rt_plan_scratch_size(const struct rt_plan *p)
+{
+	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX + 1, 4096);
+}
+
+static struct rt_plan_func *plan_func_of(struct rt_plan *p, uint32_t id)
+{
+	uint32_t first = p->funcs.n ? p->funcs.v[0].id : 0;
+
+	return &p->funcs.v[id - first];
+}
+
+/* Drops the probes of functions refused while placing slots. */
+static void drop_refused(struct rt_plan *p)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < p->probes.n; i++) {
+		if (plan_func_of(p, p->probes.v[i].func)->why)
+			continue;
+		p->probes.v[out] = p->probes.v[i];
+		p->insns.v[out++] = p->insns.v[i];
+	}
+	p->probes.n = p->insns.n = out;
+}
+
+int rt_plan_place(struct rt_plan *p, rt_raddr base)
+{
+	bool refused = false;
+
+	p->base = base;
+	p->code.n = 0;
+	vec_reserve(&p->code, rt_plan_scratch_size(p));
+	for (size_t i = 0; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+		rt_raddr slot = base + p->code.n;
+		enum rt_refusal why;
+
+		why = rt_arch_plan_resume(&p->insns.v[i], slot,
+					  p->code.v + p->code.n, &pr->res);
+		if (why) {
+			struct rt_plan_func *pf = plan_func_of(p, pr->func);
+
+			pf->why = why;
+			pf->why_at = pr->addr;
+			refused = true;
+			continue;
+		}
+		if (pr->res.kind == RT_RESUME_SLOT)
+			p->code.n += pr->res.slot_len;
+	}
+	if (refused) {
+		drop_refused(p);
+		build_hash(p);
+	}
+	return 0;
+}
+
+const uint8_t *rt_plan_scratch_code(const struct rt_plan *p, size_t *len)
+{
+	*len = p->code.n;
+	return p->code.v;
+}
+
+rt_raddr rt_plan_scratch_base(const struct rt_plan *p)
+{
+	return p->base;
+}
+
+size_t rt_plan_nprobes(const struct rt_plan *p)
+{
+	return p->probes.n;
+}
+
+const struct rt_probe *rt_plan_probe(const struct rt_plan *p, size_t i)
+{
+	return &p->probes.v[i];
+}
+
+const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr)
+{
+	size_t h = hash64(addr) & p->hmask;
+
+	for (;;) {
+		uint32_t i = p->hash[h];
+
+		if (!i)
+			return NULL;
+		if (p->probes.v[i - 1].addr == addr)
+			return &p->probes.v[i - 1];
+		h = (h + 1) & p->hmask;
+	}
+}
+
+size_t rt_plan_nfuncs(const struct rt_plan *p)
+{
+	return p->funcs.n;
+}
+
+const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i)
+{
+	return &p->funcs.v[i];
+}
+
+rt_raddr rt_plan_bias(const struct rt_plan *p)
+{
+	return p->bias;
+}

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Function tables from ELF files.  libelf answers the questions about the
+ * file itself (is it ELF, which machine, where are the code bytes); libdw's
+ * Dwfl reads the symbols, so that .symtab, .dynsym and separate debug files
+ * (build-id or .gnu_debuglink) all work, and the source lines.
+ */
+#include <dwarf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PR_FMT "symbols"
+#define PR_DOMAIN RT_DOM_SYMBOLS
+#include "rtrace/demangle.h"
+#include "rtrace/log.h"
+#include "rtrace/symbols.h"
+#include "rtrace/util.h"
+#include "rtrace/vec.h"
+
+#include "arch-regs.h"
+
+struct text_section {
+	rt_raddr addr;
+	uint64_t size;
+	const uint8_t *bytes;
+};
+
+struct rt_symbols {
+	char *path;
+	unsigned flags;
+	int fd;
+	Elf *elf;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	bool pie;
+	rt_raddr entry;
+	VEC(struct rt_func) funcs;
+	VEC(struct text_section) text;
+};
+
+/* Failures are user errors when the user named the file, and mere facts
+ * when rtrace met it on its own (a child's exec). */
+#define sym_err(s, fmt, ...)                                                   \
+	do {                                                                   \
+		if ((s)->flags & RT_SYMS_QUIET)                                \
+			pr_dbg(fmt, ##__VA_ARGS__);                            \
+		else                                                           \
+			pr_err(fmt, ##__VA_ARGS__);                            \
+	} while (0)
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* Says what is wrong with a file that cannot be traced, in one line. */
+static int check_header(struct rt_symbols *s)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(s->elf) != ELF_K_ELF || !gelf_getehdr(s->elf, &eh)) {
+		sym_err(s, "%s: not an ELF executable; rtrace traces compiled "
+		       "programs (give the binary, not a script)", s->path);
+		return -ENOEXEC;
+	}
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+		sym_err(s, "%s: built for another architecture (ELF machine %u, "
+		       "class %u); this rtrace traces %s programs", s->path,
+		       eh.e_machine, eh.e_ident[EI_CLASS], RT_ARCH_NAME);
+		return -ENOEXEC;
+	}
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) {
+		sym_err(s, "%s: not an executable (ELF type %u)", s->path,
+		       eh.e_type);
+		return -ENOEXEC;
+	}
+	s->pie = eh.e_type == ET_DYN;
+	s->entry = eh.e_entry;
+	return 0;
+}
+
+static int load_text(struct rt_symbols *s)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(s->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			continue;
+		vec_push(&s->text, ((struct text_section){
+					   sh.sh_addr, sh.sh_size, d->d_buf }));
+	}
+	return 0;
+}
+
+static int open_dwfl(struct rt_symbols *s)
+{
+	s->dwfl = dwfl_begin(&offline_callbacks);
+	if (!s->dwfl)
+		goto fail;
+	dwfl_report_begin(s->dwfl);
+	/* report_elf at base 0 keeps link-time addresses; report_offline
+	 * would move a PIE to an arbitrary base of its own */
+	s->mod = dwfl_report_elf(s->dwfl, s->path, s->path, -1, 0, true);
+	if (!s->mod)
+		goto fail;
+	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
+		goto fail;
+	return 0;
+fail:
+	sym_err(s, "%s: cannot read symbols: %s", s->path, dwfl_errmsg(-1));
+	return -EINVAL;
+}
+
+static int cmp_func(const void *a, const void *b)
+{
+	const struct rt_func *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* among aliases, keep the longest size first, then a stable name */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->raw, y->raw);
+}
+
+/* Sorts by address and keeps one function per address. */
+static void dedup_funcs(struct rt_symbols *s)
+{
+	size_t out = 0;
+
+	qsort(s->funcs.v, s->funcs.n, sizeof(*s->funcs.v), cmp_func);
+	for (size_t i = 0; i < s->funcs.n; i++) {
+		struct rt_func *f = &s->funcs.v[i];
+
+		if (out && s->funcs.v[out - 1].addr == f->addr) {
+			free((char *)f->name);
+			free((char *)f->raw);
+			continue;
+		}
+		s->funcs.v[out++] = *f;
+	}
+	s->funcs.n = out;
+}
+
+static int load_funcs(struct rt_symbols *s)
+{
+	int n = dwfl_module_getsymtab(s->mod);
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(
+			s->mod, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (!name || !*name || sym.st_size == 0 ||
+		    sym.st_shndx == SHN_UNDEF ||
+		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
+			continue;
+		vec_push(&s->funcs, ((struct rt_func){
+					    .addr = addr,
+					    .size = sym.st_size,
+					    .name = rt_demangle(name),
+					    .raw = xstrdup(name),
+					}));
+	}
+	if (s->funcs.n == 0) {
+		sym_err(s, "%s: no function symbols (the binary is stripped); "
+		       "rebuild it with symbols: no `strip`, and in Cargo.toml "
+		       "`strip = false` (or RUSTFLAGS=-Cstrip=none)", s->path);
+		return -ENODATA;
+	}
+	dedup_funcs(s);
+	pr_dbg("%s: %zu functions", s->path, s->funcs.n);
+	return 0;
+}
+
+static int open_file(struct rt_symbols *s, const char *path)
+{
+	s->path = xstrdup(path);
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		int err = -errno;
+
+		if (err == -ENOENT)
+			sym_err(s, "%s: no such file", path);
+		else
+			sym_err(s, "cannot open %s: %s", path, strerror(-err));
+		return err;
+	}
+	elf_version(EV_CURRENT);
+	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+	if (!s->elf) {
+		sym_err(s, "%s: not an ELF executable; rtrace traces compiled "
+		       "programs", path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+int rt_symbols_open(const char *path, unsigned flags, struct rt_symbols **out)
+{
+	struct rt_symbols *s = xcalloc(1, sizeof(*s));
+	int err;
+
+	s->flags = flags;
+	s->fd = -1;
+	err = open_file(s, path);
+	if (!err)
+		err = check_header(s);
+	if (!err)
+		err = load_text(s);
+	if (!err)
+		err = open_dwfl(s);
+	if (!err)
+		err = load_funcs(s);
+	if (err) {
+		rt_symbols_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void rt_symbols_free(struct rt_symbols *s)
+{
+	if (!s)
+		return;
+	vec_for_each(&s->funcs, f) {
+		free((char *)f->name);
+		free((char *)f->raw);
+		free((char *)f->file);
+	}
+	vec_free(&s->funcs);
+	vec_free(&s->text);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	if (s->elf)
+		elf_end(s->elf);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->path);
+	free(s);
+}
+
+const char *rt_symbols_path(const struct rt_symbols *s)
+{
+	return s->path;
+}
+
+size_t rt_symbols_count(const struct rt_symbols *s)
+{
+	return s->funcs.n;
+}
+
+const struct rt_func *rt_symbols_func(const struct rt_symbols *s, size_t i)
+{
+	return i < s->funcs.n ? &s->funcs.v[i] : NULL;
+}
+
+/* Index of the last function starting at or below @addr, or -1. */
+static long floor_index(const struct rt_symbols *s, rt_raddr addr)
+{
+	long lo = 0, hi = (long)s->funcs.n - 1, best = -1;
+
+	while (lo <= hi) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (s->funcs.v[mid].addr <= addr) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+const struct rt_func *rt_symbols_lookup(const struct rt_symbols *s,
+					rt_raddr addr)
+{
+	long i = floor_index(s, addr);
+
+	if (i < 0 || addr >= s->funcs.v[i].addr + s->funcs.v[i].size)
+		return NULL;
+	return &s->funcs.v[i];
+}
+
+long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr)
+{
+	long i = floor_index(s, addr);
+
+	return i >= 0 && s->funcs.v[i].addr == addr ? i : -1;
+}
+
+int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
+		    size_t len)
+{
+	vec_for_each(&s->text, t) {
+		if (addr >= t->addr && len <= t->size &&
+		    addr - t->addr <= t->size - len) {
+			memcpy(buf, t->bytes + (addr - t->addr), len);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+bool rt_symbols_is_pie(const struct rt_symbols *s)
+{
+	return s->pie;
+}
+
+rt_raddr rt_symbols_entry(const struct rt_symbols *s)
+{
+	return s->entry;
+}
+
+void rt_symbols_text_range(const struct rt_symbols *s, rt_raddr *lo,
+			   rt_raddr *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	vec_for_each(&s->text, t) {
+		*lo = MIN(*lo, t->addr);
+		*hi = MAX(*hi, t->addr + t->size);
+	}
+	if (*lo > *hi)
+		*lo = *hi = 0;
+}
+
+int rt_symbols_load_lines(struct rt_symbols *s, const bool *want)
+{
+	for (size_t i = 0; i < s->funcs.n; i++) {
+		struct rt_func *f = &s->funcs.v[i];
+		Dwfl_Line *line;
+		const char *file;
+		int lineno = 0;
+
+		if (!want[i] || f->file)
+			continue;
+		line = dwfl_module_getsrc(s->mod, f->addr);
+		if (!line)
+			continue;
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		if (file) {
+			f->file = xstrdup(file);
+			f->line = lineno;
+		}
+	}
+	return 0;
+}
