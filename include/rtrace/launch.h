@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Starting a program under ptrace.  The child stops itself before exec, is
+ * seized (PTRACE_SEIZE, so group-stops and interrupts are reported
+ * unambiguously) and continued; its exec is then the tracer's first event,
+ * so every probe is armed before the program's first instruction.
+ */
+#ifndef RTRACE_LAUNCH_H
+#define RTRACE_LAUNCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* Finds @name in PATH when it has no '/', and checks it can be executed.
+ * Returns a new path the caller frees, or NULL after logging one line
+ * (not found, not executable); *err gets -ENOENT or -EACCES. */
+char *rt_launch_resolve(const char *name, int *err);
+
+/* Forks, seizes and continues @path with @argv; the child runs until its
+ * exec event.  Returns 0 with *pid set, or -errno after logging. */
+int rt_launch(const char *path, char *const argv[], unsigned long options,
+	      pid_t *pid);
+
+#endif

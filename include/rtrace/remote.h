@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * System calls made inside a stopped tracee on rtrace's behalf: the thread's
+ * registers are saved, a syscall-then-trap sequence is written at its
+ * current instruction, the thread runs it, and everything is restored.  Used
+ * to map and unmap the scratch area.
+ */
+#ifndef RTRACE_REMOTE_H
+#define RTRACE_REMOTE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrace/tracee.h"
+
+/* Runs system call @nr with @args in stopped thread @tid of the process
+ * whose memory is @mem; *result gets the kernel's return (-errno on
+ * failure).  A signal that arrives meanwhile is kept in *deferred_sig (0 if
+ * none) for the caller to deliver later.  Returns 0, or -errno when the
+ * thread could not be made to run the call (it is then left as it was if
+ * it still exists). */
+int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
+		      const uint64_t args[6], long *result, int *deferred_sig);
+
+/* Moves a thread stopped at PTRACE_EVENT_EXEC to the exit of its execve.
+ * At the event stop the kernel has yet to store execve's result in the
+ * return register, and would overwrite whatever a remote call put there;
+ * at the syscall-exit stop the registers are final.  0 or -errno. */
+int rt_remote_finish_syscall(pid_t tid, int *deferred_sig);
+
+/* mmap(@hint, @len, PROT_READ|PROT_EXEC, MAP_PRIVATE|MAP_ANONYMOUS|
+ * MAP_FIXED_NOREPLACE) in the tracee: 0 and *addr, or -errno. */
+int rt_remote_mmap_exec(pid_t tid, struct rt_mem *mem, rt_raddr hint,
+			size_t len, rt_raddr *addr, int *deferred_sig);
+
+/* munmap in the tracee: 0 or -errno. */
+int rt_remote_munmap(pid_t tid, struct rt_mem *mem, rt_raddr addr,
+		     size_t len, int *deferred_sig);
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The traced processes and threads.  Each thread has an explicit state that
+ * changes only through rt_thread_set_state(); each process has the image it
+ * runs (symbols and probe plan, shared with forked children until they exec)
+ * and the door to its memory.
+ */
+#ifndef RTRACE_TASKS_H
+#define RTRACE_TASKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/probes.h"
+#include "rtrace/symbols.h"
+#include "rtrace/tracee.h"
+
+enum rt_thread_state {
+	RT_TS_NEW,        /* known, waiting for its first stop or its
+			   * creator's event; never resumed yet */
+	RT_TS_RUNNING,
+	RT_TS_STOPPED,    /* in a ptrace-stop, being handled */
+	RT_TS_GROUP_STOP, /* stopped by a stop signal, listening */
+	RT_TS_EXITING,    /* past its exit event */
+	RT_TS_GONE,
+};
+
+/* An executable image: what a process runs between two execs. */
+struct rt_image {
+	int refs;
+	struct rt_symbols *syms;
+	struct rt_plan *plan;     /* NULL when nothing in it is traced */
+	rt_raddr bias;
+};
+
+struct rt_process {
+	pid_t pid, ppid;
+	struct rt_mem *mem;
+	struct rt_image *img;     /* NULL before the first exec is handled */
+	unsigned nthreads;
+	bool record;              /* events of this process go to the log */
+	bool detach_at_exec;      /* a --no-follow vfork child */
+	bool exited;
+	int status;               /* wait status once exited */
+	struct rt_process *next;
+};
+
+struct rt_thread {
+	pid_t tid;
+	struct rt_process *proc;  /* NULL until its creator's event */
+	enum rt_thread_state state;
+	bool initial_stop_seen;   /* its first stop arrived */
+	uint32_t stops;           /* stops since its last event */
+	int pending_sig;          /* signal held back by a remote call */
+	struct rt_regs regs;      /* as of its last stop */
+};
+
+struct rt_tasks;
+
+/* An empty table; free with rt_tasks_free() (frees every thread and
+ * process, drops their images). */
+struct rt_tasks *rt_tasks_new(void);
+void rt_tasks_free(struct rt_tasks *t);
+
+/* The thread with id @tid, or NULL.  O(1). */
+struct rt_thread *rt_tasks_thread(struct rt_tasks *t, pid_t tid);
+
+/* Adds thread @tid (state RT_TS_NEW) to @proc (may be NULL for a thread
+ * seen before its creator's event).  The table owns it. */
+struct rt_thread *rt_tasks_add_thread(struct rt_tasks *t, pid_t tid,
+				      struct rt_process *proc);
+
+/* Attaches a thread to its process once known. */
+void rt_tasks_link(struct rt_tasks *t, struct rt_thread *th,
+		   struct rt_process *proc);
+
+/* Removes a thread; frees it. */
+void rt_tasks_remove_thread(struct rt_tasks *t, struct rt_thread *th);
+
+/* Renames a thread (after a non-leader exec it takes the leader's id). */
+void rt_tasks_retid(struct rt_tasks *t, struct rt_thread *th, pid_t tid);
+
+/* Adds a process, owned by the table. */
+struct rt_process *rt_tasks_add_process(struct rt_tasks *t, pid_t pid,
+					pid_t ppid);
+
+/* The process with id @pid, or NULL. */
+struct rt_process *rt_tasks_process(struct rt_tasks *t, pid_t pid);
+
+/* Removes and frees a process that has no thread left. */
+void rt_tasks_remove_process(struct rt_tasks *t, struct rt_process *p);
+
+/* Number of threads and of processes in the table. */
+size_t rt_tasks_nthreads(const struct rt_tasks *t);
+size_t rt_tasks_nprocesses(const struct rt_tasks *t);
+
+/* First process, and the next one; for plain loops. */
+struct rt_process *rt_tasks_first_process(struct rt_tasks *t);
+#define rt_tasks_for_each_process(t, p)                                        \
+	for (struct rt_process *p = rt_tasks_first_process(t); p; p = p->next)
+
+/* Threads: the i-th of rt_tasks_nthreads(), in no particular order. */
+struct rt_thread *rt_tasks_thread_at(struct rt_tasks *t, size_t i);
+
+/* The one state setter (logged at debug level 2). */
+void rt_thread_set_state(struct rt_thread *th, enum rt_thread_state s);
+
+/* Images: a new one owns @syms and @plan; put drops a reference. */
+struct rt_image *rt_image_new(struct rt_symbols *syms, struct rt_plan *plan,
+			      rt_raddr bias);
+struct rt_image *rt_image_get(struct rt_image *img);
+void rt_image_put(struct rt_image *img);
+
+#endif

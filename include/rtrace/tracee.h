@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Tracee I/O: the only door to ptrace(2) and to a tracee's memory.
+ * Register access, resumption and options are thin checked wrappers; memory
+ * goes through pread/pwrite on /proc/PID/mem, which writes read-only text
+ * for a tracer and moves whole ranges in one system call.
+ *
+ * Functions return 0 or -errno.  -ESRCH means the thread is gone (or not
+ * stopped): callers treat it as an event, not an error, so it is logged at
+ * debug level only.
+ */
+#ifndef RTRACE_TRACEE_H
+#define RTRACE_TRACEE_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/raddr.h"
+
+/* Options rtrace always sets; @follow adds fork/vfork/exec following. */
+unsigned long rt_tracee_options(bool follow, bool exitkill);
+
+/* Attaches to @tid with PTRACE_SEIZE and @options. */
+int rt_tracee_seize(pid_t tid, unsigned long options);
+
+/* Stops a seized, running thread (PTRACE_INTERRUPT). */
+int rt_tracee_interrupt(pid_t tid);
+
+/* Resumes a stopped thread, delivering @sig (0 for none). */
+int rt_tracee_cont(pid_t tid, int sig);
+
+/* Resumes a thread until its next system call entry or exit. */
+int rt_tracee_syscall(pid_t tid, int sig);
+
+/* Resumes a thread for exactly one instruction (setup paths only). */
+int rt_tracee_step(pid_t tid, int sig);
+
+/* Lets a thread in group-stop stay stopped while still reporting events. */
+int rt_tracee_listen(pid_t tid);
+
+/* Detaches, delivering @sig (0 for none). */
+int rt_tracee_detach(pid_t tid, int sig);
+
+/* Register file of a stopped thread. */
+int rt_tracee_getregs(pid_t tid, struct rt_regs *r);
+int rt_tracee_setregs(pid_t tid, const struct rt_regs *r);
+
+/* Siginfo of the signal a thread stopped with. */
+int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
+
+/* The event message of a ptrace-event stop (new tid, exit status...). */
+int rt_tracee_eventmsg(pid_t tid, unsigned long *msg);
+
+/* ---- memory ----------------------------------------------------------- */
+
+struct rt_mem;
+
+/* Opens /proc/@pid/mem for reading and writing; free with rt_mem_close(). */
+int rt_mem_open(pid_t pid, struct rt_mem **out);
+
+/* Closes; accepts NULL. */
+void rt_mem_close(struct rt_mem *m);
+
+/* Reads or writes exactly @len bytes at @addr; -EIO when the range is
+ * not (wholly) mapped. */
+int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len);
+int rt_mem_write(struct rt_mem *m, rt_raddr addr, const void *buf,
+		 size_t len);
+
+#endif

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The ptrace controller.  rt_tracer_step() is the event loop's body: wait
+ * for one stop, decode it, find the thread, let the handler for that kind of
+ * stop decide how the thread resumes, and resume it in one place.  A probe
+ * hit costs waitpid, one register read, one register write and one
+ * continue; the event is appended to the log in memory.
+ */
+#ifndef RTRACE_TRACER_H
+#define RTRACE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrace/evlog.h"
+#include "rtrace/match.h"
+#include "rtrace/symbols.h"
+
+struct rt_tracer;
+
+struct rt_tracer_config {
+	struct rt_matcher *matcher;    /* re-applied after every exec */
+	struct rt_evlog_writer *log;
+	bool follow;                   /* record forked/exec'd children */
+	bool count_only;               /* entries only */
+	bool exitkill;                 /* rtrace launched the program */
+	/* the first image, already loaded and matched by the caller (taken
+	 * over by the tracer), used at the launched program's first exec */
+	struct rt_symbols *first_syms;
+	const size_t *first_idx;
+	size_t first_n;
+};
+
+enum rt_step_result {
+	RT_STEP_CONTINUE,
+	RT_STEP_ALL_EXITED,   /* nothing left to trace */
+	RT_STEP_FAILED,       /* rtrace lost control (logged) */
+};
+
+/* A tracer for the launched program @pid, already seized and stopped before
+ * its exec.  Free with rt_tracer_free(). */
+struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg,
+				pid_t pid);
+
+/* Frees the tracer and everything it owns; accepts NULL. */
+void rt_tracer_free(struct rt_tracer *tr);
+
+/* Handles one stop. */
+enum rt_step_result rt_tracer_step(struct rt_tracer *tr);
+
+/* Wait status of the launched process once it ended (else 0), and
+ * whether it did. */
+bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status);
+
+/* Counters for the summary. */
+struct rt_tracer_stats {
+	uint64_t stops;
+	uint64_t hits;
+	uint64_t threads;     /* threads seen */
+	uint64_t processes;
+	uint64_t funcs;       /* functions probed */
+	uint64_t refused;     /* functions selected but not probable */
+};
+void rt_tracer_stats(const struct rt_tracer *tr, struct rt_tracer_stats *st);
+
+#endif

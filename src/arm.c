@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Arming and disarming.  Breakpoints are written in batches: probes are
+ * grouped into runs of nearby addresses, and each run is read, patched and
+ * written back with one pread and one pwrite on /proc/PID/mem.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PR_FMT "arm"
+#define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/arm.h"
+#include "rtrace/log.h"
+#include "rtrace/remote.h"
+#include "rtrace/util.h"
+
+/* Probes further apart than this are written in separate runs. */
+#define RUN_GAP 4096
+
+/* Scratch areas are kept this far inside the ±2 GiB that rel32 reaches. */
+#define REACH ((rt_raddr)1 << 31)
+
+size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
+		       size_t **idx)
+{
+	size_t n = 0, count = rt_symbols_count(syms);
+	size_t *out = xmalloc((count + 1) * sizeof(*out));
+
+	for (size_t i = 0; i < count; i++) {
+		const struct rt_func *f = rt_symbols_func(syms, i);
+
+		if (rt_matcher_select(m, f->name, f->raw))
+			out[n++] = i;
+	}
+	*idx = out;
+	return n;
+}
+
+int rt_arm_bias(pid_t pid, const struct rt_symbols *syms, rt_raddr *bias)
+{
+	char path[64];
+	char *buf;
+	size_t len;
+	int err;
+
+	*bias = 0;
+	if (!rt_symbols_is_pie(syms))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
+	err = read_file(path, &buf, &len);
+	if (err) {
+		pr_err("cannot read %s: %s", path, strerror(-err));
+		return err;
+	}
+	err = -ENOENT;
+	for (size_t off = 0; off + 16 <= len; off += 16) {
+		uint64_t type, val;
+
+		memcpy(&type, buf + off, 8);
+		memcpy(&val, buf + off + 8, 8);
+		if (type == AT_ENTRY) {
+			*bias = val - rt_symbols_entry(syms);
+			err = 0;
+			break;
+		}
+	}
+	free(buf);
+	if (err)
+		pr_err("process %d: no AT_ENTRY in its auxiliary vector", pid);
+	return err;
+}
+
+static bool reaches(rt_raddr base, size_t size, rt_raddr lo, rt_raddr hi)
+{
+	rt_raddr far_lo = MIN(base, lo), far_hi = MAX(base + size, hi);
+
+	return far_hi - far_lo < REACH - 0x100000;
+}
+
+/* Tries places below the code first (the heap grows up from the end of
+ * the image, so the space above is the program's), then above it. */
+static int map_scratch(struct rt_process *p, pid_t tid, size_t size,
+		       rt_raddr *base, int *dsig)
+{
+	const struct rt_symbols *syms = p->img->syms;
+	rt_raddr lo, hi, bias = p->img->bias;
+	int err = -ENOSPC;
+
+	rt_symbols_text_range(syms, &lo, &hi);
+	lo += bias;
+	hi += bias;
+	for (int i = 0; i < 16; i++) {
+		rt_raddr gap = (rt_raddr)(1 + i) << 20, hint;
+
+		if (i < 8)
+			hint = (lo & ~0xfffULL) - size - gap * (i + 1);
+		else
+			hint = ALIGN_UP(hi, 4096) + (256ULL << 20) +
+			       gap * (i - 8) * 16;
+		if (hint >= lo && i < 8)
+			continue;  /* wrapped around below zero */
+		if (hint < 0x10000 || !reaches(hint, size, lo, hi))
+			continue;
+		err = rt_remote_mmap_exec(tid, p->mem, hint, size, base, dsig);
+		if (!err)
+			return 0;
+		if (err != -EEXIST && err != -ENOMEM && err != -EPERM)
+			break;
+	}
+	pr_err("process %d: cannot map the scratch area near its code: %s",
+	       p->pid, strerror(-err));
+	return err;
+}
+
+/* Patches probes [first, last] of @plan, which lie within one run. */
+static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
+		     size_t first, size_t last, bool arm)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+	rt_raddr lo = rt_plan_probe(plan, first)->addr;
+	rt_raddr hi = rt_plan_probe(plan, last)->addr + tlen;
+	uint8_t *buf = xmalloc(hi - lo);
+	int err = rt_mem_read(mem, lo, buf, hi - lo);
+
+	for (size_t i = first; !err && i <= last; i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+
+		memcpy(buf + (pr->addr - lo), arm ? trap : pr->orig, tlen);
+	}
+	if (!err)
+		err = rt_mem_write(mem, lo, buf, hi - lo);
+	free(buf);
+	return err;
+}
+
+static int patch_all(struct rt_process *p, bool arm)
+{
+	const struct rt_plan *plan = p->img->plan;
+	size_t n = rt_plan_nprobes(plan), first = 0;
+
+	for (size_t i = 1; i <= n; i++) {
+		int err;
+
+		if (i < n && rt_plan_probe(plan, i)->addr -
+					     rt_plan_probe(plan, i - 1)->addr <
+				     RUN_GAP)
+			continue;
+		err = write_run(p->mem, plan, first, i - 1, arm);
+		if (err)
+			return err;
+		first = i;
+	}
+	return 0;
+}
+
+int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
+{
+	struct rt_plan *plan = p->img->plan;
+	const uint8_t *code;
+	rt_raddr base;
+	size_t len;
+	int err;
+
+	if (!plan || rt_plan_nprobes(plan) == 0)
+		return 0;
+	err = map_scratch(p, tid, rt_plan_scratch_size(plan), &base,
+			  deferred_sig);
+	if (err)
+		return err;
+	rt_plan_place(plan, base);
+	code = rt_plan_scratch_code(plan, &len);
+	err = rt_mem_write(p->mem, base, code, len);
+	if (!err)
+		err = patch_all(p, true);
+	if (err) {
+		pr_err("process %d: cannot write probes: %s", p->pid,
+		       strerror(-err));
+		return err;
+	}
+	pr_dbg("process %d: %zu probes armed, scratch at %" PRIxRADDR,
+	       p->pid, rt_plan_nprobes(plan), base);
+	return 0;
+}
+
+int rt_disarm_process(struct rt_process *p)
+{
+	if (!p->img || !p->img->plan || rt_plan_nprobes(p->img->plan) == 0)
+		return 0;
+	return patch_all(p, false);
+}

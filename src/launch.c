@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Launching.  PTRACE_TRACEME would make the child a traditional tracee, in
+ * which group-stops cannot be told from signal stops without extra calls.
+ * Instead the child stops itself with SIGSTOP, the parent seizes the
+ * stopped child and sends SIGCONT (the same dance strace does), and the
+ * child goes on to exec.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PR_FMT "launch"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/launch.h"
+#include "rtrace/log.h"
+#include "rtrace/tracee.h"
+#include "rtrace/util.h"
+#include "rtrace/waitstatus.h"
+
+static int check_exec(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (access(path, X_OK) != 0)
+		return -EACCES;
+	return 0;
+}
+
+static char *search_path(const char *name, int *err)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *save = NULL;
+
+	*err = -ENOENT;
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	dirs = xstrdup(path);
+	for (char *d = strtok_r(dirs, ":", &save); d;
+	     d = strtok_r(NULL, ":", &save)) {
+		char *cand = xasprintf("%s/%s", *d ? d : ".", name);
+		int e = check_exec(cand);
+
+		if (!e) {
+			free(dirs);
+			*err = 0;
+			return cand;
+		}
+		if (e == -EACCES)
+			*err = e;
+		free(cand);
+	}
+	free(dirs);
+	return NULL;
+}
+
+char *rt_launch_resolve(const char *name, int *err)
+{
+	char *path;
+
+	if (strchr(name, '/')) {
+		*err = check_exec(name);
+		path = *err ? NULL : xstrdup(name);
+	} else {
+		path = search_path(name, err);
+	}
+	if (path)
+		return path;
+	if (*err == -ENOENT)
+		pr_err("%s: program not found%s", name,
+		       strchr(name, '/') ? "" : " in PATH");
+	else if (*err == -EACCES)
+		pr_err("%s: permission denied (not executable)", name);
+	else if (*err == -EISDIR)
+		pr_err("%s: is a directory, not a program", name);
+	else
+		pr_err("%s: %s", name, strerror(-*err));
+	return NULL;
+}
+
+static void __noreturn run_child(const char *path, char *const argv[],
+				 int errfd)
+{
+	int e;
+
+	/* wait here until the parent has seized us */
+	kill(getpid(), SIGSTOP);
+	execv(path, argv);
+	e = errno;
+	if (write(errfd, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Reads the exec failure the child reports, if any. */
+static int child_exec_error(int fd)
+{
+	int e = 0;
+
+	if (read(fd, &e, sizeof(e)) == sizeof(e))
+		return -e;
+	return 0;
+}
+
+int rt_launch(const char *path, char *const argv[], unsigned long options,
+	      pid_t *pid)
+{
+	int errpipe[2], status, err;
+	struct rt_wait w;
+	pid_t child;
+
+	if (pipe2(errpipe, O_CLOEXEC) != 0)
+		return -errno;
+	child = fork();
+	if (child < 0) {
+		err = -errno;
+		pr_err("cannot fork: %s", strerror(-err));
+		goto out;
+	}
+	if (child == 0)
+		run_child(path, argv, errpipe[1]);
+	if (waitpid(child, &status, WUNTRACED) != child ||
+	    (rt_waitstatus_decode(child, status, &w), w.kind != RT_STOP_SIGNAL)) {
+		err = child_exec_error(errpipe[0]);
+		pr_err("%s: the program did not start", path);
+		goto out;
+	}
+	err = rt_tracee_seize(child, options);
+	if (err) {
+		pr_err("cannot trace %s: %s", path, strerror(-err));
+		kill(child, SIGKILL);
+		waitpid(child, &status, 0);
+		goto out;
+	}
+	kill(child, SIGCONT);
+	*pid = child;
+out:
+	close(errpipe[0]);
+	close(errpipe[1]);
+	return err;
+}

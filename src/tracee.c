@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The only file that calls ptrace(2), and the only door to a tracee's
+ * memory.  Wrappers return 0 or -errno and never print for ESRCH: a thread
+ * that died between two calls is an event the tracer handles, not an error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define PR_FMT "tracee"
+#define PR_DOMAIN RT_DOM_TRACEE
+#include "rtrace/log.h"
+#include "rtrace/tracee.h"
+#include "rtrace/util.h"
+
+static int checked(long r, const char *what, pid_t tid)
+{
+	int err;
+
+	if (r != -1)
+		return 0;
+	err = -errno;
+	if (err != -ESRCH)
+		pr_dbg("%s(%d): %s", what, tid, strerror(-err));
+	return err;
+}
+
+unsigned long rt_tracee_options(bool follow, bool exitkill)
+{
+	/* Threads are always followed, and fork/vfork children always seized:
+	 * a child inherits the breakpoints in its copy of the text, so even
+	 * with --no-follow it must be caught to take them out. */
+	unsigned long o = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC |
+			  PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK |
+			  PTRACE_O_TRACEVFORK | PTRACE_O_TRACESYSGOOD;
+
+	(void)follow;
+	if (exitkill)
+		o |= PTRACE_O_EXITKILL;
+	return o;
+}
+
+int rt_tracee_seize(pid_t tid, unsigned long options)
+{
+	return checked(ptrace(PTRACE_SEIZE, tid, 0, options), "seize", tid);
+}
+
+int rt_tracee_interrupt(pid_t tid)
+{
+	return checked(ptrace(PTRACE_INTERRUPT, tid, 0, 0), "interrupt", tid);
+}
+
+int rt_tracee_cont(pid_t tid, int sig)
+{
+	return checked(ptrace(PTRACE_CONT, tid, 0, (long)sig), "cont", tid);
+}
+
+int rt_tracee_syscall(pid_t tid, int sig)
+{
+	return checked(ptrace(PTRACE_SYSCALL, tid, 0, (long)sig), "syscall",
+		       tid);
+}
+
+int rt_tracee_step(pid_t tid, int sig)
+{
+	return checked(ptrace(PTRACE_SINGLESTEP, tid, 0, (long)sig), "step",
+		       tid);
+}
+
+int rt_tracee_listen(pid_t tid)
+{
+	return checked(ptrace(PTRACE_LISTEN, tid, 0, 0), "listen", tid);
+}
+
+int rt_tracee_detach(pid_t tid, int sig)
+{
+	return checked(ptrace(PTRACE_DETACH, tid, 0, (long)sig), "detach",
+		       tid);
+}
+
+int rt_tracee_getregs(pid_t tid, struct rt_regs *r)
+{
+	return checked(ptrace(PTRACE_GETREGS, tid, 0, r), "getregs", tid);
+}
+
+int rt_tracee_setregs(pid_t tid, const struct rt_regs *r)
+{
+	return checked(ptrace(PTRACE_SETREGS, tid, 0, r), "setregs", tid);
+}
+
+int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si)
+{
+	return checked(ptrace(PTRACE_GETSIGINFO, tid, 0, si), "getsiginfo",
+		       tid);
+}
+
+int rt_tracee_eventmsg(pid_t tid, unsigned long *msg)
+{
+	return checked(ptrace(PTRACE_GETEVENTMSG, tid, 0, msg), "geteventmsg",
+		       tid);
+}
+
+/* ---- memory ------------------------------------------------------------ */
+
+struct rt_mem {
+	pid_t pid;
+	int fd;
+};
+
+int rt_mem_open(pid_t pid, struct rt_mem **out)
+{
+	char path[64];
+	struct rt_mem *m;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", pid);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		int err = -errno;
+
+		pr_dbg("open %s: %s", path, strerror(-err));
+		return err;
+	}
+	m = xmalloc(sizeof(*m));
+	m->pid = pid;
+	m->fd = fd;
+	*out = m;
+	return 0;
+}
+
+void rt_mem_close(struct rt_mem *m)
+{
+	if (!m)
+		return;
+	close(m->fd);
+	free(m);
+}
+
+int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(m->fd, p, len, (off_t)addr);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		addr += r;
+		len -= r;
+	}
+	return 0;
+}
+
+int rt_mem_write(struct rt_mem *m, rt_raddr addr, const void *buf,
+		 size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t r = pwrite(m->fd, p, len, (off_t)addr);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		p += r;
+		addr += r;
+		len -= r;
+	}
+	return 0;
+}

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The ptrace controller: a state machine over processes and threads.
+ *
+ * rt_tracer_step() waits for one stop, decodes it once, looks up the
+ * thread, and hands it to the handler for that kind of stop.  Handlers
+ * return a resume decision; resume() is the only place that continues,
+ * listens or detaches a thread.  The probe-hit path (on_trap) costs one
+ * register read and one register write on top of the wait and the
+ * continue, and appends events to the log buffer.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PR_FMT "tracer"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/arm.h"
+#include "rtrace/log.h"
+#include "rtrace/remote.h"
+#include "rtrace/tasks.h"
+#include "rtrace/tracee.h"
+#include "rtrace/tracer.h"
+#include "rtrace/util.h"
+#include "rtrace/waitstatus.h"
+
+struct rt_tracer {
+	struct rt_tracer_config cfg;
+	struct rt_tasks *tasks;
+	pid_t first_pid;
+	bool first_exec_done;
+	bool setup_failed;        /* the launched program could not be armed */
+	bool first_exited;
+	int first_status;
+	uint32_t next_func_id;
+	struct rt_tracer_stats st;
+};
+
+enum resume_how {
+	RESUME_CONT,      /* continue, delivering sig */
+	RESUME_LISTEN,    /* stay in group-stop, keep reporting */
+	RESUME_HOLD,      /* leave stopped (waiting for another event) */
+	RESUME_DETACH,    /* let it go, delivering sig */
+	RESUME_GONE,      /* the thread no longer exists */
+};
+
+struct decision {
+	enum resume_how how;
+	int sig;
+	bool setregs;             /* write th->regs back first */
+	struct rt_thread *also;   /* a held thread that may now run */
+};
+
+static const struct decision D_CONT = { .how = RESUME_CONT };
+
+/* ---- events ------------------------------------------------------------ */
+
+static void emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
+		 uint32_t func, uint64_t sp, uint64_t value, uint64_t ts)
+{
+	struct rt_event ev = {
+		.ts = ts, .sp = sp, .value = value,
+		.tid = th->tid, .pid = th->proc ? th->proc->pid : 0,
+		.func = func, .kind = kind,
+		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
+	};
+
+	th->stops = 0;
+	if (th->proc && th->proc->record)
+		rt_evlog_append(tr->cfg.log, &ev);
+}
+
+/* What a hit on a tail-jump site means once the thread's next ip is
+ * known: a jump inside the function (a jump table) is no event. */
+static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
+		      const struct rt_probe *pr, rt_raddr ip, bool taken,
+		      uint64_t sp, uint64_t ts)
+{
+	switch (pr->res.kind) {
+	case RT_RESUME_JCC:
+		if (!taken)
+			return;
+		break;
+	case RT_RESUME_JMP_REG:
+		if (ip >= pr->func_lo && ip < pr->func_hi)
+			return;
+		break;
+	case RT_RESUME_SLOT:
+		ip = 0;  /* through memory: the target is not known here */
+		break;
+	}
+	emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
+}
+
+/* ---- the hot path ---------------------------------------------------- */
+
+static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+	const struct rt_probe *pr = NULL;
+	uint64_t ts, sp;
+	rt_raddr ip;
+	bool taken;
+
+	if (rt_tracee_getregs(th->tid, &th->regs))
+		return (struct decision){ .how = RESUME_GONE };
+	if (p && p->img && p->img->plan)
+		pr = rt_plan_lookup(p->img->plan,
+				    rt_arch_trap_site(&th->regs));
+	if (!pr) /* the program's own breakpoint or SIGTRAP */
+		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
+	ts = now_ns();
+	tr->st.hits++;
+	sp = rt_arch_sp(&th->regs);
+	if (pr->kinds & RT_PROBE_ENTRY)
+		emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
+	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
+	if (pr->kinds & RT_PROBE_EXIT)
+		emit(tr, th, RT_EV_EXIT, pr->func, sp,
+		     rt_arch_retval(&th->regs), ts);
+	else if (pr->kinds & RT_PROBE_TAIL)
+		emit_tail(tr, th, pr, ip, taken, sp, ts);
+	rt_arch_set_ip(&th->regs, ip);
+	return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = true };
+}
+
+/* ---- images ---------------------------------------------------------- */
+
+static char *exe_of(pid_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	return xstrdup(buf);
+}
+
+static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
+{
+	const struct rt_plan *plan = img->plan;
+	size_t n = rt_plan_nfuncs(plan);
+	struct rt_log_func *rows = xcalloc(n + 1, sizeof(*rows));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_plan_func *pf = rt_plan_func(plan, i);
+
+		rows[i] = (struct rt_log_func){
+			.id = pf->id, .refusal = pf->why,
+			.addr = pf->fn->addr + img->bias, .size = pf->fn->size,
+			.line = pf->fn->line, .name = pf->fn->name,
+			.raw = pf->fn->raw, .module = rt_symbols_path(img->syms),
+			.file = pf->fn->file,
+		};
+		if (pf->why)
+			tr->st.refused++;
+		else
+			tr->st.funcs++;
+	}
+	rt_evlog_write_funcs(tr->cfg.log, rows, n);
+	free(rows);
+}
+
+/* Symbols and selection for the image @p now runs. */
+static int load_image(struct rt_tracer *tr, struct rt_process *p,
+		      struct rt_symbols **syms, size_t **idx, size_t *n)
+{
+	char *exe;
+	int err;
+
+	if (!tr->first_exec_done && p->pid == tr->first_pid) {
+		*syms = tr->cfg.first_syms;
+		*n = tr->cfg.first_n;
+		*idx = xmalloc((*n + 1) * sizeof(**idx));
+		memcpy(*idx, tr->cfg.first_idx, *n * sizeof(**idx));
+		tr->cfg.first_syms = NULL;
+		return 0;
+	}
+	exe = exe_of(p->pid);
+	if (!exe)
+		return -ENOENT;
+	err = rt_symbols_open(exe, RT_SYMS_QUIET, syms);
+	free(exe);
+	if (err)
+		return err;
+	rt_matcher_reset(tr->cfg.matcher);
+	*n = rt_select_funcs(*syms, tr->cfg.matcher, idx);
+	return 0;
+}
+
+static int build_image(struct rt_tracer *tr, struct rt_process *p)
+{
+	struct rt_symbols *syms;
+	struct rt_plan *plan = NULL;
+	size_t *idx = NULL, n = 0;
+	rt_raddr bias;
+	int err = load_image(tr, p, &syms, &idx, &n);
+
+	if (err)
+		return err;
+	err = rt_arm_bias(p->pid, syms, &bias);
+	if (!err && n) {
+		bool *want = xcalloc(rt_symbols_count(syms) + 1, 1);
+
+		for (size_t i = 0; i < n; i++)
+			want[idx[i]] = true;
+		rt_symbols_load_lines(syms, want);
+		free(want);
+		err = rt_plan_new(syms, idx, n, bias, tr->next_func_id, &plan);
+		if (!err)
+			tr->next_func_id += n;
+	}
+	free(idx);
+	if (err) {
+		rt_symbols_free(syms);
+		return err;
+	}
+	p->img = rt_image_new(syms, plan, bias);
+	return 0;
+}
+
+/* ---- process lifecycle ------------------------------------------------ */
+
+static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+	unsigned long former;
+	int err;
+
+	if (!rt_tracee_eventmsg(th->tid, &former) && (pid_t)former != th->tid) {
+		struct rt_thread *old = rt_tasks_thread(tr->tasks, former);
+
+		if (old && old != th)
+			rt_tasks_remove_thread(tr->tasks, old);
+	}
+	rt_image_put(p->img);
+	p->img = NULL;
+	/* a /proc/PID/mem descriptor stays bound to the address space it was
+	 * opened on; after exec that space is gone */
+	rt_mem_close(p->mem);
+	p->mem = NULL;
+	if (rt_mem_open(p->pid, &p->mem))
+		pr_dbg("process %d: no memory access after exec", p->pid);
+	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
+		return (struct decision){ .how = RESUME_DETACH };
+	err = build_image(tr, p);
+	if (!err && p->img->plan)
+		err = rt_remote_finish_syscall(th->tid, &th->pending_sig);
+	if (!err && p->img->plan)
+		err = rt_arm_process(p, th->tid, &th->pending_sig);
+	if (!tr->first_exec_done && p->pid == tr->first_pid) {
+		tr->first_exec_done = true;
+		if (err) {
+			tr->setup_failed = true;
+			return (struct decision){ .how = RESUME_GONE };
+		}
+	}
+	if (!err && p->img->plan) {
+		char *exe = exe_of(p->pid);
+
+		rt_evlog_write_process(tr->cfg.log, p->pid, p->ppid,
+				       exe ? exe : "");
+		free(exe);
+		log_funcs(tr, p->img);
+	}
+	emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
+	return (struct decision){ .how = RESUME_CONT, .sig = th->pending_sig };
+}
+
+static struct rt_process *new_child(struct rt_tracer *tr,
+				    struct rt_process *parent, pid_t pid,
+				    bool vfork)
+{
+	struct rt_process *c = rt_tasks_add_process(tr->tasks, pid,
+						    parent->pid);
+
+	if (rt_mem_open(pid, &c->mem))
+		pr_dbg("process %d: no memory access", pid);
+	c->img = parent->img ? rt_image_get(parent->img) : NULL;
+	c->record = tr->cfg.follow && parent->record;
+	c->detach_at_exec = !tr->cfg.follow && vfork;
+	tr->st.processes++;
+	if (c->record)
+		rt_evlog_write_process(tr->cfg.log, pid, parent->pid, "");
+	return c;
+}
+
+/* A new thread or process whose first stop we may already have seen. */
+static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
+			     pid_t child, bool thread, bool vfork)
+{
+	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
+	struct rt_process *proc = th->proc;
+
+	if (!thread)
+		proc = new_child(tr, th->proc, child, vfork);
+	if (!c)
+		c = rt_tasks_add_thread(tr->tasks, child, proc);
+	else if (!c->proc)
+		rt_tasks_link(tr->tasks, c, proc);
+	tr->st.threads++;
+	emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
+	if (c->initial_stop_seen && c->state == RT_TS_NEW)
+		return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = false, .also = c };
+	return D_CONT;
+}
+
+/* A fork child of a --no-follow session carries the parent's
+ * breakpoints in its copy of the text: take them out and let it go. */
+static struct decision release_child(struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+
+	if (p->img && p->mem)
+		rt_disarm_process(p);
+	return (struct decision){ .how = RESUME_DETACH };
+}
+
+static struct decision on_first_stop(struct rt_tracer *tr,
+				     struct rt_thread *th)
+{
+	th->initial_stop_seen = true;
+	if (!th->proc)
+		return (struct decision){ .how = RESUME_HOLD };
+	if (!th->proc->record && !th->proc->detach_at_exec &&
+	    th->tid == th->proc->pid && th->proc->pid != tr->first_pid)
+		return release_child(th);
+	return D_CONT;
+}
+
+static void name_thread(struct rt_tracer *tr, struct rt_thread *th)
+{
+	char path[96], *name;
+
+	if (!th->proc || !th->proc->record)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", th->proc->pid,
+		 th->tid);
+	if (read_file(path, &name, NULL) == 0) {
+		name[strcspn(name, "\n")] = '\0';
+		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
+				      name);
+		free(name);
+	}
+}
+
+static struct decision on_exit_event(struct rt_tracer *tr,
+				     struct rt_thread *th)
+{
+	unsigned long status = 0;
+
+	rt_tracee_eventmsg(th->tid, &status);
+	name_thread(tr, th);
+	emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, 0, status, now_ns());
+	rt_thread_set_state(th, RT_TS_EXITING);
+	return D_CONT;
+}
+
+static struct decision on_event(struct rt_tracer *tr, struct rt_thread *th,
+				const struct rt_wait *w)
+{
+	unsigned long msg = 0;
+
+	switch (w->event) {
+	case RT_EVENT_CLONE:
+	case RT_EVENT_FORK:
+	case RT_EVENT_VFORK:
+		if (rt_tracee_eventmsg(th->tid, &msg))
+			return (struct decision){ .how = RESUME_GONE };
+		return adopt(tr, th, (pid_t)msg, w->event == RT_EVENT_CLONE,
+			     w->event == RT_EVENT_VFORK);
+	case RT_EVENT_EXEC:
+		return on_exec(tr, th);
+	case RT_EVENT_EXIT:
+		return on_exit_event(tr, th);
+	case RT_EVENT_STOP:
+		if (th->state == RT_TS_NEW)
+			return on_first_stop(tr, th);
+		return D_CONT;
+	default:
+		return D_CONT;
+	}
+}
+
+/* The thread is gone: its last event, and its process's end. */
+static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
+		    const struct rt_wait *w)
+{
+	struct rt_process *p = th->proc;
+
+	if (th->state != RT_TS_EXITING)
+		emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, 0, w->raw,
+		     now_ns());
+	if (p && th->tid == p->pid) {
+		p->exited = true;
+		p->status = w->raw;
+		if (p->pid == tr->first_pid) {
+			tr->first_exited = true;
+			tr->first_status = w->raw;
+		}
+	}
+	rt_thread_set_state(th, RT_TS_GONE);
+	rt_tasks_remove_thread(tr->tasks, th);
+	if (p && p->nthreads == 0)
+		rt_tasks_remove_process(tr->tasks, p);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+static void resume(struct rt_tracer *tr, struct rt_thread *th,
+		   const struct decision *d)
+{
+	int err = 0;
+
+	if (d->also) {
+		rt_thread_set_state(d->also, RT_TS_RUNNING);
+		rt_tracee_cont(d->also->tid, 0);
+	}
+	switch (d->how) {
+	case RESUME_CONT:
+		if (d->setregs)
+			err = rt_tracee_setregs(th->tid, &th->regs);
+		if (!err)
+			err = rt_tracee_cont(th->tid, d->sig);
+		if (th->state != RT_TS_EXITING)
+			rt_thread_set_state(th, RT_TS_RUNNING);
+		break;
+	case RESUME_LISTEN:
+		rt_tracee_listen(th->tid);
+		rt_thread_set_state(th, RT_TS_GROUP_STOP);
+		break;
+	case RESUME_DETACH:
+		rt_tracee_detach(th->tid, d->sig);
+		if (th->proc && th->proc->nthreads == 1) {
+			struct rt_process *p = th->proc;
+
+			rt_tasks_remove_thread(tr->tasks, th);
+			rt_tasks_remove_process(tr->tasks, p);
+		} else {
+			rt_tasks_remove_thread(tr->tasks, th);
+		}
+		return;
+	case RESUME_HOLD:
+	case RESUME_GONE:
+		break;
+	}
+	/* ESRCH: the thread died meanwhile; waitpid will say so */
+	(void)err;
+}
+
+static struct rt_thread *thread_for(struct rt_tracer *tr, pid_t tid)
+{
+	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
+
+	/* a child's first stop can arrive before its creator's event */
+	if (!th)
+		th = rt_tasks_add_thread(tr->tasks, tid, NULL);
+	return th;
+}
+
+static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
+				const struct rt_wait *w)
+{
+	switch (w->kind) {
+	case RT_STOP_TRAP:
+		if (th->state == RT_TS_NEW)
+			return on_first_stop(tr, th);
+		return on_trap(tr, th);
+	case RT_STOP_SIGNAL:
+		if (th->state == RT_TS_NEW)
+			return on_first_stop(tr, th);
+		return (struct decision){ .how = RESUME_CONT, .sig = w->sig };
+	case RT_STOP_GROUP:
+		return (struct decision){ .how = RESUME_LISTEN };
+	case RT_STOP_EVENT:
+		return on_event(tr, th, w);
+	case RT_STOP_SYSCALL:
+		return D_CONT;
+	case RT_STOP_EXITED:
+	case RT_STOP_KILLED:
+		break;
+	}
+	return (struct decision){ .how = RESUME_GONE };
+}
+
+enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
+{
+	struct rt_wait w;
+	struct rt_thread *th;
+	struct decision d;
+	int err = rt_wait_any(&w);
+
+	if (err == -EINTR)
+		return RT_STEP_CONTINUE;
+	if (err == -ECHILD)
+		return RT_STEP_ALL_EXITED;
+	if (err) {
+		pr_err("waiting for the program failed: %s", strerror(-err));
+		return RT_STEP_FAILED;
+	}
+	tr->st.stops++;
+	th = thread_for(tr, w.tid);
+	th->stops++;
+	if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) {
+		on_gone(tr, th, &w);
+		return rt_tasks_nthreads(tr->tasks) ? RT_STEP_CONTINUE
+						    : RT_STEP_ALL_EXITED;
+	}
+	if (th->state != RT_TS_NEW && th->state != RT_TS_EXITING)
+		rt_thread_set_state(th, RT_TS_STOPPED);
+	d = dispatch(tr, th, &w);
+	resume(tr, th, &d);
+	if (tr->setup_failed)
+		return RT_STEP_FAILED;
+	return RT_STEP_CONTINUE;
+}
+
+/* ---- setup and teardown ----------------------------------------------- */
+
+struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg, pid_t pid)
+{
+	struct rt_tracer *tr = xcalloc(1, sizeof(*tr));
+	struct rt_process *p;
+	struct rt_thread *th;
+
+	tr->cfg = *cfg;
+	tr->tasks = rt_tasks_new();
+	tr->first_pid = pid;
+	p = rt_tasks_add_process(tr->tasks, pid, getpid());
+	p->record = true;
+	if (rt_mem_open(pid, &p->mem))
+		pr_warn("process %d: cannot open its memory", pid);
+	th = rt_tasks_add_thread(tr->tasks, pid, p);
+	th->initial_stop_seen = true;
+	rt_thread_set_state(th, RT_TS_RUNNING);
+	tr->st.threads = tr->st.processes = 1;
+	return tr;
+}
+
+void rt_tracer_free(struct rt_tracer *tr)
+{
+	if (!tr)
+		return;
+	rt_tasks_free(tr->tasks);
+	rt_symbols_free(tr->cfg.first_syms);
+	free(tr);
+}
+
+bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status)
+{
+	*status = tr->first_status;
+	return tr->first_exited;
+}
+
+void rt_tracer_stats(const struct rt_tracer *tr, struct rt_tracer_stats *st)
+{
+	*st = tr->st;
+}
