@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The analysis: raw events in, calls out.  One shadow stack per thread, each
+ * frame keyed by the stack pointer at entry.  An exit closes the frame whose
+ * entry stack pointer it carries; a tail jump hands its frame to the callee
+ * (both end when the callee returns); frames a panic unwound through, which
+ * never return, are closed by the next event of the thread at a shallower
+ * stack pointer, or by the thread's end, and flagged.  Each stop's cost to
+ * the tracee (from the log header) is subtracted from the times.
+ *
+ * Every view consumes the same stream of calls through a sink, so a report
+ * from a saved log is the same code path as the live one.
+ */
+#ifndef RTRACE_ANALYSIS_H
+#define RTRACE_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrace/evlog.h"
+
+enum rt_call_flags {
+	RT_CALL_UNWOUND = 1 << 0,    /* left without a return (a panic) */
+	RT_CALL_TAIL = 1 << 1,       /* entered by a tail jump */
+	RT_CALL_INCOMPLETE = 1 << 2, /* still running when the thread or the
+				      * log ended */
+	RT_CALL_APPROX_END = 1 << 3, /* left by a jump to an unknown place:
+				      * the end is the next event seen */
+};
+
+/* A call (one activation of a function) as the views see it. */
+struct rt_call {
+	uint32_t func;            /* function id */
+	uint32_t tid, pid;
+	uint32_t depth;           /* 0 for a thread's outermost traced call */
+	uint32_t flags;           /* enum rt_call_flags */
+	bool outermost;           /* no activation of the same function
+				   * encloses it (recursion-safe totals) */
+	uint64_t start, end;      /* ns since the log's start, on the
+				   * compensated timeline */
+	uint64_t total, self;     /* ns, compensated */
+	const uint32_t *stack;    /* func ids of the enclosing calls,
+				   * stack[0] outermost, stack[depth] = func;
+				   * valid during the callback only */
+};
+
+/* A consumer of calls.  enter() sees a call when it starts (end, total and
+ * self are 0 then); leave() sees it complete.  Either may be NULL. */
+struct rt_sink {
+	void (*enter)(void *ctx, const struct rt_call *c);
+	void (*leave)(void *ctx, const struct rt_call *c);
+	void *ctx;
+};
+
+struct rt_analysis_opts {
+	bool raw_times;           /* no per-stop compensation */
+	int64_t stop_cost_ns;     /* override the log's figure when >= 0 */
+	uint32_t only_pid;        /* when non-zero, ignore other processes */
+};
+
+/* Whole-log facts gathered during a pass. */
+struct rt_analysis_summary {
+	uint64_t events;
+	uint64_t calls;
+	uint64_t first_ts, last_ts;  /* raw CLOCK_MONOTONIC ns */
+	uint32_t threads;
+	uint32_t processes;
+	uint64_t unmatched_exits;    /* exits with no frame (not an error) */
+	uint64_t unwound;            /* calls closed as RT_CALL_UNWOUND */
+	uint64_t incomplete;
+	uint64_t stop_cost_ns;       /* the compensation applied per stop */
+	uint64_t stops;              /* stops seen in the events */
+};
+
+/* Reads every event of @r from the start and feeds the calls to @sinks
+ * (an array of @nsinks).  Fills @sum when non-NULL.  Returns 0, or -errno
+ * when the log is unreadable (already logged). */
+int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
+	       const struct rt_sink *sinks, size_t nsinks,
+	       struct rt_analysis_summary *sum);
+
+/* The analysis as a step machine, for callers that produce events
+ * themselves (unit tests, live views).  Free with rt_frames_free(). */
+struct rt_frames;
+struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
+				uint64_t stop_cost_ns, uint64_t origin_ns,
+				const struct rt_sink *sinks, size_t nsinks);
+/* Tells the machine where function @id starts, so that a tail jump's
+ * target can be paired with the callee's entry. */
+void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr);
+/* Feeds one event. */
+void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev);
+/* Closes every frame still open at time @ts (end of the log) as
+ * incomplete, and fills @sum when non-NULL. */
+void rt_frames_finish(struct rt_frames *f, uint64_t ts,
+		      struct rt_analysis_summary *sum);
+/* Frees the machine; accepts NULL. */
+void rt_frames_free(struct rt_frames *f);
+
+#endif

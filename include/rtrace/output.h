@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Output formats.  Each formatter is one file in src/out/ exposing a
+ * struct rt_output_ops; the registry finds it by name.
+ */
+#ifndef RTRACE_OUTPUT_H
+#define RTRACE_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtrace/opts.h"
+#include "rtrace/report.h"
+
+struct rt_output_ops {
+	const char *name;
+	/* Prints @rep to @out; 0 or -errno. */
+	int (*write)(FILE *out, const struct rt_report *rep,
+		     const struct rt_opts *o);
+};
+
+extern const struct rt_output_ops rt_output_text;
+extern const struct rt_output_ops rt_output_json;
+extern const struct rt_output_ops rt_output_csv;
+
+/* The formatter for @fmt; static data. */
+const struct rt_output_ops *rt_output_for(enum rt_format fmt);
+
+/* Formats a duration for people ("812 ns", "1.204 ms") into @buf. */
+const char *rt_fmt_duration(char *buf, size_t len, uint64_t ns);
+
+/* Formats a count with thousands separators ("12,345") into @buf. */
+const char *rt_fmt_count(char *buf, size_t len, uint64_t n);
+
+/* Writes @s as a JSON string literal, quotes included. */
+void rt_json_string(FILE *out, const char *s);
+
+/* Writes @s as a CSV field, quoted when it needs to be. */
+void rt_csv_field(FILE *out, const char *s);
+
+#endif

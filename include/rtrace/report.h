@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The report: one pass of the analysis over a log, turned into the rows a
+ * person reads — per function (monomorphizations and duplicate symbols
+ * merged by name unless asked not to), optionally per thread or process,
+ * sorted and cut to size.  Formatters (output.h) print it.
+ */
+#ifndef RTRACE_REPORT_H
+#define RTRACE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtrace/analysis.h"
+#include "rtrace/evlog.h"
+#include "rtrace/opts.h"
+#include "rtrace/profile.h"
+
+struct rt_report_row {
+	const char *name;          /* function name (owned by the reader) */
+	const struct rt_log_func *fn;  /* first instance */
+	uint32_t key;              /* tid/pid with --by, else 0 */
+	const char *key_name;      /* thread name or process exe, or NULL */
+	unsigned instances;        /* functions merged into this row */
+	struct rt_fstats st;
+};
+
+struct rt_report_refused {
+	const char *name;
+	const char *reason;        /* static string */
+};
+
+struct rt_report {
+	const char *log_path;
+	const struct rt_log_info *info;
+	const struct rt_log_end *end;   /* NULL when the log is cut short */
+	bool cut;                       /* the file ends inside a block */
+	struct rt_analysis_summary sum;
+	enum rt_by by;
+	size_t nrows;                   /* after --limit */
+	size_t nrows_all;               /* before --limit */
+	struct rt_report_row *rows;
+	size_t nrefused;
+	struct rt_report_refused *refused;
+	size_t nfuncs_probed;           /* functions in the tables */
+};
+
+/* Analyses the log of @r with the report options of @o.  Returns 0 or
+ * -errno (logged).  The report borrows strings from @r: free it with
+ * rt_report_free() before the reader. */
+int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
+		    const char *log_path, struct rt_report **out);
+
+/* Frees a report; accepts NULL. */
+void rt_report_free(struct rt_report *rep);
+
+#endif

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Raw events to calls.  Per thread, a shadow stack of frames keyed by the
+ * stack pointer at entry (which, on every supported CPU, is also the stack
+ * pointer at the matching return or tail jump).  The rules:
+ *
+ *  - A frame whose stack pointer is below the current event's is dead: it
+ *    was left without a return (a panic unwound through it).  It is closed
+ *    at this event's time and flagged.
+ *  - An exit closes the frame with its stack pointer, and with it every
+ *    frame that had tail-jumped into that one (same stack pointer).
+ *  - A tail jump marks its frame; the next entry at the same stack pointer
+ *    is the callee, chained to it.  When the jump went somewhere else (an
+ *    untraced function), the frame ends at the next event that shows it is
+ *    over, flagged as an approximate end.
+ *  - Recursion: every activation counts as a call, but only the outermost
+ *    activation of a function adds to its total.
+ *  - Each stop costs the program stop_cost ns; a call's total loses that
+ *    much per stop that happened inside it, so times are the untraced ones.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PR_FMT "analysis"
+#define PR_DOMAIN RT_DOM_ANALYSIS
+#include "rtrace/analysis.h"
+#include "rtrace/log.h"
+#include "rtrace/util.h"
+#include "rtrace/vec.h"
+
+struct frame {
+	uint32_t func;
+	uint32_t flags;
+	uint64_t sp;
+	uint64_t start;          /* raw ts at entry */
+	uint64_t stops_at_start; /* thread's stop count at entry */
+	uint64_t child_total;    /* compensated totals of closed children */
+	uint64_t tail_target;    /* where its tail jump went (0: unknown) */
+	bool tail_pending;       /* left by a tail jump, callee not seen */
+	bool chained;            /* entered by a tail jump from the frame
+				  * below, and ends with it */
+	bool outermost;
+};
+
+/* Open-addressing map func id -> activations on this thread's stack. */
+struct active_map {
+	uint32_t *keys;   /* func + 1, 0 = empty */
+	uint32_t *vals;
+	size_t mask, used;
+};
+
+struct thread_state {
+	uint32_t tid, pid;
+	bool used;
+	VEC(struct frame) stack;
+	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
+	uint64_t stops;          /* cumulative */
+	uint64_t last_tl;        /* last timeline position handed out */
+	struct active_map active;
+};
+
+struct rt_frames {
+	struct rt_analysis_opts opts;
+	uint64_t cost;
+	uint64_t origin;
+	const struct rt_sink *sinks;
+	size_t nsinks;
+	VEC(struct thread_state *) threads;
+	VEC(uint64_t) func_addr;       /* id -> run-time address */
+	VEC(uint32_t) pids;            /* distinct processes seen */
+	struct rt_analysis_summary sum;
+	bool have_ts;
+};
+
+/* ---- small maps -------------------------------------------------------- */
+
+static uint32_t *active_slot(struct active_map *m, uint32_t func)
+{
+	size_t h;
+
+	if (m->used * 2 >= m->mask) {
+		struct active_map old = *m;
+		size_t cap = old.mask ? (old.mask + 1) * 2 : 16;
+
+		m->keys = xcalloc(cap, sizeof(*m->keys));
+		m->vals = xcalloc(cap, sizeof(*m->vals));
+		m->mask = cap - 1;
+		m->used = 0;
+		for (size_t i = 0; old.mask && i <= old.mask; i++)
+			if (old.keys[i] && old.vals[i])
+				*active_slot(m, old.keys[i] - 1) = old.vals[i];
+		free(old.keys);
+		free(old.vals);
+	}
+	h = hash64(func) & m->mask;
+	while (m->keys[h] && m->keys[h] != func + 1)
+		h = (h + 1) & m->mask;
+	if (!m->keys[h]) {
+		m->keys[h] = func + 1;
+		m->used++;
+	}
+	return &m->vals[h];
+}
+
+static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
+				      uint32_t pid)
+{
+	struct thread_state *free_slot = NULL;
+
+	/* few threads are alive at once: a scan is cheap and simple */
+	vec_for_each(&f->threads, pt) {
+		if ((*pt)->used && (*pt)->tid == tid)
+			return *pt;
+		if (!(*pt)->used && !free_slot)
+			free_slot = *pt;
+	}
+	if (!free_slot) {
+		free_slot = xcalloc(1, sizeof(*free_slot));
+		vec_push(&f->threads, free_slot);
+	}
+	free_slot->used = true;
+	free_slot->tid = tid;
+	free_slot->pid = pid;
+	free_slot->stops = 0;
+	free_slot->last_tl = 0;
+	f->sum.threads++;
+	return free_slot;
+}
+
+static void note_pid(struct rt_frames *f, uint32_t pid)
+{
+	vec_for_each(&f->pids, p)
+		if (*p == pid)
+			return;
+	vec_push(&f->pids, pid);
+	f->sum.processes++;
+}
+
+/* ---- frames -------------------------------------------------------------- */
+
+static uint64_t stop_cost(const struct rt_frames *f, uint64_t stops)
+{
+	return f->opts.raw_times ? 0 : stops * f->cost;
+}
+
+/* Compensated timeline position of raw time @ts on thread @t. */
+static uint64_t timeline(struct rt_frames *f, struct thread_state *t,
+			 uint64_t ts, uint64_t stops)
+{
+	uint64_t rel = ts > f->origin ? ts - f->origin : 0;
+	uint64_t c = stop_cost(f, stops);
+	uint64_t pos = rel > c ? rel - c : 0;
+
+	/* the cost is a median: never let a thread's clock run backwards */
+	if (pos < t->last_tl)
+		pos = t->last_tl;
+	t->last_tl = pos;
+	return pos;
+}
+
+static void fill_call(struct thread_state *t, const struct frame *fr,
+		      struct rt_call *c)
+{
+	*c = (struct rt_call){
+		.func = fr->func, .tid = t->tid, .pid = t->pid,
+		.depth = t->stack.n - 1, .flags = fr->flags,
+		.outermost = fr->outermost, .stack = t->ids.v,
+	};
+}
+
+static void push(struct rt_frames *f, struct thread_state *t,
+		 const struct rt_event *ev, bool chained)
+{
+	struct frame *fr = vec_push_zero(&t->stack);
+	uint32_t *act = active_slot(&t->active, ev->func);
+	struct rt_call c;
+
+	fr->func = ev->func;
+	fr->sp = ev->sp;
+	fr->start = ev->ts;
+	fr->stops_at_start = t->stops;
+	fr->chained = chained;
+	fr->flags = chained ? RT_CALL_TAIL : 0;
+	fr->outermost = (*act)++ == 0;
+	vec_push(&t->ids, ev->func);
+	f->sum.calls++;
+	fill_call(t, fr, &c);
+	c.start = timeline(f, t, ev->ts, t->stops);
+	for (size_t i = 0; i < f->nsinks; i++)
+		if (f->sinks[i].enter)
+			f->sinks[i].enter(f->sinks[i].ctx, &c);
+}
+
+/* Closes the top frame at raw time @ts; returns whether it was chained to
+ * the one below (which then ends too). */
+static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
+		uint32_t flags)
+{
+	struct frame *fr = vec_last(&t->stack);
+	uint64_t raw = ts > fr->start ? ts - fr->start : 0;
+	uint64_t c = stop_cost(f, t->stops - fr->stops_at_start);
+	struct rt_call call;
+	bool chained = fr->chained;
+
+	fr->flags |= flags;
+	fill_call(t, fr, &call);
+	call.total = raw > c ? raw - c : 0;
+	call.self = call.total > fr->child_total ?
+			    call.total - fr->child_total : 0;
+	call.end = timeline(f, t, ts, t->stops);
+	call.start = call.end > call.total ? call.end - call.total : 0;
+	(*active_slot(&t->active, fr->func))--;
+	f->sum.unwound += !!(fr->flags & RT_CALL_UNWOUND);
+	f->sum.incomplete += !!(fr->flags & RT_CALL_INCOMPLETE);
+	for (size_t i = 0; i < f->nsinks; i++)
+		if (f->sinks[i].leave)
+			f->sinks[i].leave(f->sinks[i].ctx, &call);
+	t->stack.n--;
+	t->ids.n--;
+	if (t->stack.n)
+		vec_last(&t->stack)->child_total += call.total;
+	return chained;
+}
+
+/* Frames below stack pointer @sp are over: something shallower ran. */
+static void close_deeper(struct rt_frames *f, struct thread_state *t,
+			 uint64_t sp, uint64_t ts)
+{
+	while (t->stack.n && vec_last(&t->stack)->sp < sp) {
+		struct frame *fr = vec_last(&t->stack);
+
+		pop(f, t, ts, fr->tail_pending ? RT_CALL_APPROX_END
+					       : RT_CALL_UNWOUND);
+	}
+}
+
+static void close_all(struct rt_frames *f, struct thread_state *t,
+		      uint64_t ts, uint32_t flags)
+{
+	while (t->stack.n)
+		pop(f, t, ts, flags);
+}
+
+static uint64_t addr_of(const struct rt_frames *f, uint32_t id)
+{
+	return id < f->func_addr.n ? f->func_addr.v[id] : 0;
+}
+
+static void on_entry(struct rt_frames *f, struct thread_state *t,
+		     const struct rt_event *ev)
+{
+	struct frame *top;
+	bool chained = false;
+
+	close_deeper(f, t, ev->sp, ev->ts);
+	top = t->stack.n ? vec_last(&t->stack) : NULL;
+	if (top && top->sp == ev->sp) {
+		if (top->tail_pending &&
+		    (!top->tail_target ||
+		     top->tail_target == addr_of(f, ev->func))) {
+			chained = true;
+		} else if (!top->tail_pending && top->func == ev->func) {
+			chained = true;  /* a jump back to its own entry */
+		} else {
+			pop(f, t, ev->ts, top->tail_pending ?
+						  RT_CALL_APPROX_END :
+						  RT_CALL_UNWOUND);
+		}
+		if (chained)
+			top->tail_pending = false;
+	}
+	push(f, t, ev, chained);
+}
+
+/* Topmost frame with stack pointer @sp, or -1. */
+static long find_frame(const struct thread_state *t, uint64_t sp)
+{
+	for (long i = (long)t->stack.n - 1; i >= 0; i--) {
+		if (t->stack.v[i].sp == sp)
+			return i;
+		if (t->stack.v[i].sp > sp)
+			break;
+	}
+	return -1;
+}
+
+static void on_exit_ev(struct rt_frames *f, struct thread_state *t,
+		    const struct rt_event *ev)
+{
+	close_deeper(f, t, ev->sp, ev->ts);
+	if (find_frame(t, ev->sp) < 0) {
+		f->sum.unmatched_exits++;
+		return;
+	}
+	while (pop(f, t, ev->ts, 0) && t->stack.n)
+		;
+}
+
+static void on_tail(struct rt_frames *f, struct thread_state *t,
+		    const struct rt_event *ev)
+{
+	struct frame *top;
+
+	close_deeper(f, t, ev->sp, ev->ts);
+	if (find_frame(t, ev->sp) < 0) {
+		f->sum.unmatched_exits++;
+		return;
+	}
+	top = vec_last(&t->stack);
+	top->tail_pending = true;
+	top->tail_target = ev->value;
+}
+
+static void thread_over(struct rt_frames *f, struct thread_state *t,
+			uint64_t ts)
+{
+	close_all(f, t, ts, RT_CALL_INCOMPLETE);
+	t->used = false;
+	vec_free(&t->stack);
+	vec_free(&t->ids);
+	free(t->active.keys);
+	free(t->active.vals);
+	memset(&t->active, 0, sizeof(t->active));
+}
+
+void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
+{
+	struct thread_state *t = thread_of(f, ev->tid, ev->pid);
+
+	if (f->opts.only_pid && ev->pid != f->opts.only_pid)
+		return;
+	if (!f->have_ts) {
+		f->sum.first_ts = ev->ts;
+		f->have_ts = true;
+	}
+	f->sum.last_ts = MAX(f->sum.last_ts, ev->ts);
+	f->sum.events++;
+	f->sum.stops += ev->nstops;
+	t->stops += ev->nstops;
+	note_pid(f, ev->pid);
+	switch (ev->kind) {
+	case RT_EV_ENTRY:
+		on_entry(f, t, ev);
+		break;
+	case RT_EV_EXIT:
+		on_exit_ev(f, t, ev);
+		break;
+	case RT_EV_TAIL:
+		on_tail(f, t, ev);
+		break;
+	case RT_EV_THREAD_END:
+		thread_over(f, t, ev->ts);
+		break;
+	case RT_EV_EXEC:
+		close_all(f, t, ev->ts, RT_CALL_INCOMPLETE);
+		break;
+	default:
+		break;
+	}
+}
+
+struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
+				uint64_t stop_cost_ns, uint64_t origin_ns,
+				const struct rt_sink *sinks, size_t nsinks)
+{
+	struct rt_frames *f = xcalloc(1, sizeof(*f));
+
+	if (opts)
+		f->opts = *opts;
+	f->cost = f->opts.stop_cost_ns >= 0 && opts ?
+			  (uint64_t)f->opts.stop_cost_ns : stop_cost_ns;
+	f->origin = origin_ns;
+	f->sinks = sinks;
+	f->nsinks = nsinks;
+	return f;
+}
+
+/* Tells the machine where function @id starts (to pair tail jumps). */
+void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr)
+{
+	while (f->func_addr.n <= id)
+		vec_push(&f->func_addr, 0);
+	f->func_addr.v[id] = addr;
+}
+
+void rt_frames_finish(struct rt_frames *f, uint64_t ts,
+		      struct rt_analysis_summary *sum)
+{
+	vec_for_each(&f->threads, pt)
+		if ((*pt)->used)
+			thread_over(f, *pt, ts);
+	if (sum) {
+		*sum = f->sum;
+		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->cost;
+	}
+}
+
+void rt_frames_free(struct rt_frames *f)
+{
+	if (!f)
+		return;
+	vec_for_each(&f->threads, pt) {
+		vec_free(&(*pt)->stack);
+		vec_free(&(*pt)->ids);
+		free((*pt)->active.keys);
+		free((*pt)->active.vals);
+		free(*pt);
+	}
+	vec_free(&f->threads);
+	vec_free(&f->func_addr);
+	vec_free(&f->pids);
+	free(f);
+}
+
+/* ---- a pass over a log ------------------------------------------------- */
+
+static void learn_funcs(struct rt_frames *f, struct rt_evlog_reader *r,
+			size_t *known)
+{
+	size_t n = rt_evlog_nfuncs(r);
+
+	for (; *known < n; (*known)++) {
+		const struct rt_log_func *fn = rt_evlog_func(r, *known);
+
+		if (fn)
+			rt_frames_func_addr(f, fn->id, fn->addr);
+	}
+}
+
+int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
+	       const struct rt_sink *sinks, size_t nsinks,
+	       struct rt_analysis_summary *sum)
+{
+	const struct rt_log_info *info = rt_evlog_info(r);
+	const struct rt_log_end *end;
+	struct rt_frames *f;
+	struct rt_event ev;
+	size_t known = 0;
+	uint64_t last = 0;
+	int err = rt_evlog_rewind(r);
+
+	if (err)
+		return err;
+	f = rt_frames_new(opts, info->stop_cost_ns, info->start_ns, sinks,
+			  nsinks);
+	while ((err = rt_evlog_next(r, &ev)) > 0) {
+		if (ev.func != RT_FUNC_NONE && ev.func >= known)
+			learn_funcs(f, r, &known);
+		rt_frames_feed(f, &ev);
+		last = MAX(last, ev.ts);
+	}
+	end = rt_evlog_end(r);
+	rt_frames_finish(f, end ? MAX(end->end_ns, last) : last, sum);
+	rt_frames_free(f);
+	return err < 0 ? err : 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The report as one JSON object, for scripts. */
+#include <errno.h>
+
+#include "rtrace/output.h"
+#include "rtrace/waitstatus.h"
+
+static const char *ending(const struct rt_report *rep)
+{
+	if (!rep->end)
+		return "cut";
+	switch (rep->end->how) {
+	case RT_END_EXITED: return "exited";
+	case RT_END_INTERRUPTED: return "interrupted";
+	case RT_END_DETACHED: return "detached";
+	default: return "failed";
+	}
+}
+
+static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
+{
+	fprintf(out, "\"%s\": %llu%s", key, (unsigned long long)v,
+		comma ? ", " : "");
+}
+
+static void json_header(FILE *out, const struct rt_report *rep)
+{
+	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
+
+	fputs("{\"command\": ", out);
+	rt_json_string(out, rep->info->cmdline);
+	fputs(", ", out);
+	json_u64(out, "pid", rep->info->pid, true);
+	json_u64(out, "wall_ns",
+		 end > rep->info->start_ns ? end - rep->info->start_ns : 0,
+		 true);
+	json_u64(out, "threads", rep->sum.threads, true);
+	json_u64(out, "processes", rep->sum.processes, true);
+	json_u64(out, "events", rep->sum.events, true);
+	json_u64(out, "calls", rep->sum.calls, true);
+	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
+	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
+		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
+}
+
+static void json_row(FILE *out, const struct rt_report *rep,
+		     const struct rt_report_row *r)
+{
+	fputs("{\"name\": ", out);
+	rt_json_string(out, r->name);
+	fputs(", ", out);
+	if (rep->by == RT_BY_THREAD)
+		json_u64(out, "tid", r->key, true);
+	else if (rep->by == RT_BY_PROCESS)
+		json_u64(out, "pid", r->key, true);
+	json_u64(out, "calls", r->st.calls, true);
+	json_u64(out, "total_ns", r->st.total, true);
+	json_u64(out, "self_ns", r->st.self, true);
+	json_u64(out, "avg_ns", r->st.calls ? r->st.sum_incl / r->st.calls : 0,
+		 true);
+	json_u64(out, "min_ns", r->st.calls ? r->st.min : 0, true);
+	json_u64(out, "max_ns", r->st.max, true);
+	json_u64(out, "unwound", r->st.unwound, true);
+	json_u64(out, "instances", r->instances, false);
+	fputc('}', out);
+}
+
+static int json_write(FILE *out, const struct rt_report *rep,
+		      const struct rt_opts *o)
+{
+	json_header(out, rep);
+	fputs("\"functions\": [", out);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		fputs(i ? ",\n  " : "\n  ", out);
+		json_row(out, rep, &rep->rows[i]);
+	}
+	fputs("],\n\"not_probed\": [", out);
+	for (size_t i = 0; i < rep->nrefused; i++) {
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		rt_json_string(out, rep->refused[i].name);
+		fputs(", \"reason\": ", out);
+		rt_json_string(out, rep->refused[i].reason);
+		fputc('}', out);
+	}
+	fputs("]}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct rt_output_ops rt_output_json = {
+	.name = "json",
+	.write = json_write,
+};

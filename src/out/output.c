@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The format registry and the helpers formatters share. */
+#include <stdio.h>
+#include <string.h>
+
+#include "rtrace/output.h"
+
+const struct rt_output_ops *rt_output_for(enum rt_format fmt)
+{
+	switch (fmt) {
+	case RT_FMT_JSON: return &rt_output_json;
+	case RT_FMT_CSV: return &rt_output_csv;
+	default: return &rt_output_text;
+	}
+}
+
+const char *rt_fmt_duration(char *buf, size_t len, uint64_t ns)
+{
+	static const struct { uint64_t div; const char *unit; } units[] = {
+		{ 1000000000ULL, "s" }, { 1000000ULL, "ms" }, { 1000ULL, "µs" },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (ns >= units[i].div) {
+			snprintf(buf, len, "%.3f %s",
+				 (double)ns / units[i].div, units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
+const char *rt_fmt_count(char *buf, size_t len, uint64_t n)
+{
+	char tmp[32];
+	int digits = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)n);
+	size_t o = 0;
+
+	for (int i = 0; i < digits && o + 2 < len; i++) {
+		if (i && (digits - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+void rt_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void rt_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The table people read: one row per function, sorted by self time. */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rtrace/output.h"
+#include "rtrace/waitstatus.h"
+
+#define HOTSPOTS 3
+
+static bool use_color(FILE *out, const struct rt_opts *o)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	if (o->color >= 0)
+		return o->color;
+	return isatty(fileno(out)) && !(nc && *nc);
+}
+
+static uint64_t wall_ns(const struct rt_report *rep)
+{
+	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
+
+	return end > rep->info->start_ns ? end - rep->info->start_ns : 0;
+}
+
+static void print_ending(FILE *out, const struct rt_report *rep)
+{
+	int sig;
+
+	fputs("# ended:    ", out);
+	if (!rep->end) {
+		fputs("the log is cut short (rtrace was killed or the disk "
+		      "filled up); figures cover what was written\n", out);
+		return;
+	}
+	switch (rep->end->how) {
+	case RT_END_INTERRUPTED:
+		fputs("interrupted; ", out);
+		break;
+	case RT_END_DETACHED:
+		fputs("detached from the running program\n", out);
+		return;
+	case RT_END_FAILED:
+		fputs("rtrace lost control of the program\n", out);
+		return;
+	}
+	if (rt_waitstatus_signaled(rep->end->status, &sig))
+		fprintf(out, "the program was killed by signal %d (%s)\n", sig,
+			strsignal(sig));
+	else
+		fprintf(out, "the program exited with status %d\n",
+			rt_waitstatus_shell_code(rep->end->status));
+}
+
+static void print_header(FILE *out, const struct rt_report *rep)
+{
+	char d[32], e[32], c[32];
+
+	fprintf(out, "# rtrace report: %s\n", rep->log_path);
+	fprintf(out, "# command:  %s\n", rep->info->cmdline);
+	fprintf(out, "# duration: %s   threads: %u   processes: %u   "
+		"events: %s   calls: %s\n",
+		rt_fmt_duration(d, sizeof(d), wall_ns(rep)), rep->sum.threads,
+		rep->sum.processes, rt_fmt_count(e, sizeof(e), rep->sum.events),
+		rt_fmt_count(c, sizeof(c), rep->sum.calls));
+	print_ending(out, rep);
+	if (rep->sum.stop_cost_ns)
+		fprintf(out, "# times exclude rtrace's cost of %s per stop "
+			"(--raw-times keeps it)\n",
+			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
+	else
+		fputs("# times are raw: they include rtrace's cost per stop\n",
+		      out);
+}
+
+static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
+{
+	char t[32], s[32], a[32], mn[32], mx[32];
+	uint64_t avg = r->st.calls ? r->st.sum_incl / r->st.calls : 0;
+
+	fprintf(out, "%s%10llu %11s %11s %11s %11s %11s  %s", hot ? "\033[1;31m" : "",
+		(unsigned long long)r->st.calls,
+		rt_fmt_duration(t, sizeof(t), r->st.total),
+		rt_fmt_duration(s, sizeof(s), r->st.self),
+		rt_fmt_duration(a, sizeof(a), avg),
+		rt_fmt_duration(mn, sizeof(mn), r->st.calls ? r->st.min : 0),
+		rt_fmt_duration(mx, sizeof(mx), r->st.max), r->name);
+	if (r->instances > 1)
+		fprintf(out, " [%u instances]", r->instances);
+	if (r->st.unwound)
+		fprintf(out, " [%llu unwound]",
+			(unsigned long long)r->st.unwound);
+	fputs(hot ? "\033[0m\n" : "\n", out);
+}
+
+static void print_group(FILE *out, const struct rt_report *rep, size_t i)
+{
+	const struct rt_report_row *r = &rep->rows[i];
+	const char *what = rep->by == RT_BY_THREAD ? "thread" : "process";
+
+	if (rep->by == RT_BY_NONE)
+		return;
+	if (i && rep->rows[i - 1].key == r->key)
+		return;
+	fprintf(out, "\n== %s %u%s%s%s ==\n", what, r->key,
+		r->key_name ? " (" : "", r->key_name ? r->key_name : "",
+		r->key_name ? ")" : "");
+}
+
+static int text_write(FILE *out, const struct rt_report *rep,
+		      const struct rt_opts *o)
+{
+	bool color = use_color(out, o) && o->sort == RT_SORT_SELF;
+
+	print_header(out, rep);
+	fprintf(out, "\n%10s %11s %11s %11s %11s %11s  %s\n", "calls", "total",
+		"self", "avg", "min", "max", "function");
+	for (size_t i = 0, rank = 0; i < rep->nrows; i++, rank++) {
+		print_group(out, rep, i);
+		if (i && rep->rows[i - 1].key != rep->rows[i].key)
+			rank = 0;
+		print_row(out, &rep->rows[i], color && rank < HOTSPOTS);
+	}
+	if (rep->nrows < rep->nrows_all)
+		fprintf(out, "... %zu more rows (--limit)\n",
+			rep->nrows_all - rep->nrows);
+	if (rep->nrows_all == 0)
+		fputs("(no traced function was called)\n", out);
+	fputs("\ntotal: time from entry to return, callees included (an "
+	      "outer recursive call only); self: total minus traced "
+	      "callees;\navg/min/max: per call, callees included.\n", out);
+	if (rep->nrefused)
+		fprintf(out, "not probed: %zu selected functions (rtrace -l "
+			"says why)\n", rep->nrefused);
+	return ferror(out) ? -EIO : 0;
+}
+
+const struct rt_output_ops rt_output_text = {
+	.name = "text",
+	.write = text_write,
+};

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * From a log to report rows.  Under legacy mangling every instance of a
+ * generic function demangles to the same name, and a binary may hold the
+ * same function twice; people ask about names, so rows are merged by
+ * (key, name) unless --instances asks for one row per function.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PR_FMT "report"
+#define PR_DOMAIN RT_DOM_ANALYSIS
+#include "rtrace/arch.h"
+#include "rtrace/log.h"
+#include "rtrace/report.h"
+#include "rtrace/util.h"
+
+static void merge_stats(struct rt_fstats *into, const struct rt_fstats *st)
+{
+	into->calls += st->calls;
+	into->total += st->total;
+	into->self += st->self;
+	into->sum_incl += st->sum_incl;
+	into->min = MIN(into->min, st->min);
+	into->max = MAX(into->max, st->max);
+	into->unwound += st->unwound;
+	into->incomplete += st->incomplete;
+}
+
+static int cmp_merge(const void *a, const void *b)
+{
+	const struct rt_report_row *x = a, *y = b;
+	int c;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	return x->fn->id < y->fn->id ? -1 : x->fn->id > y->fn->id;
+}
+
+/* Sorts rows by (key, name) and folds equal names into one. */
+static size_t merge_rows(struct rt_report_row *rows, size_t n)
+{
+	size_t out = 0;
+
+	qsort(rows, n, sizeof(*rows), cmp_merge);
+	for (size_t i = 0; i < n; i++) {
+		struct rt_report_row *prev = out ? &rows[out - 1] : NULL;
+
+		if (prev && prev->key == rows[i].key &&
+		    strcmp(prev->name, rows[i].name) == 0) {
+			merge_stats(&prev->st, &rows[i].st);
+			prev->instances++;
+			continue;
+		}
+		rows[out++] = rows[i];
+	}
+	return out;
+}
+
+static uint64_t sort_value(const struct rt_report_row *r, enum rt_sort key)
+{
+	switch (key) {
+	case RT_SORT_TOTAL: return r->st.total;
+	case RT_SORT_CALLS: return r->st.calls;
+	case RT_SORT_AVG: return r->st.calls ? r->st.sum_incl / r->st.calls : 0;
+	case RT_SORT_MAX: return r->st.max;
+	default: return r->st.self;
+	}
+}
+
+static int cmp_sort(const void *a, const void *b, void *arg)
+{
+	const struct rt_report_row *x = a, *y = b;
+	enum rt_sort key = *(const enum rt_sort *)arg;
+	uint64_t vx, vy;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (key == RT_SORT_NAME)
+		return strcmp(x->name, y->name);
+	vx = sort_value(x, key);
+	vy = sort_value(y, key);
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static const char *key_name(struct rt_evlog_reader *r, enum rt_by by,
+			    uint32_t key)
+{
+	if (by == RT_BY_THREAD)
+		return rt_evlog_thread_name(r, key);
+	if (by == RT_BY_PROCESS)
+		return rt_evlog_process_exe(r, key);
+	return NULL;
+}
+
+static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
+		       const struct rt_profile *prof, const struct rt_opts *o)
+{
+	size_t n = rt_profile_nrows(prof), k = 0;
+
+	rep->rows = xcalloc(n + 1, sizeof(*rep->rows));
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_profile_row *pr = rt_profile_row(prof, i);
+		const struct rt_log_func *fn = rt_evlog_func(r, pr->func);
+
+		if (!fn)
+			continue;
+		rep->rows[k++] = (struct rt_report_row){
+			.name = fn->name, .fn = fn, .key = pr->key,
+			.key_name = key_name(r, o->by, pr->key),
+			.instances = 1, .st = pr->st,
+		};
+	}
+	if (!o->instances)
+		k = merge_rows(rep->rows, k);
+	qsort_r(rep->rows, k, sizeof(*rep->rows), cmp_sort, (void *)&o->sort);
+	rep->nrows_all = k;
+	rep->nrows = o->limit > 0 && (size_t)o->limit < k ? (size_t)o->limit : k;
+}
+
+static void collect_refused(struct rt_report *rep, struct rt_evlog_reader *r)
+{
+	size_t n = rt_evlog_nfuncs(r);
+
+	rep->refused = xcalloc(n + 1, sizeof(*rep->refused));
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_log_func *fn = rt_evlog_func(r, i);
+
+		if (!fn)
+			continue;
+		if (!fn->refusal) {
+			rep->nfuncs_probed++;
+			continue;
+		}
+		rep->refused[rep->nrefused++] = (struct rt_report_refused){
+			fn->name, rt_refusal_str(fn->refusal),
+		};
+	}
+}
+
+int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
+		    const char *log_path, struct rt_report **out)
+{
+	static const enum rt_profile_split split[] = {
+		[RT_BY_NONE] = RT_SPLIT_NONE,
+		[RT_BY_THREAD] = RT_SPLIT_THREAD,
+		[RT_BY_PROCESS] = RT_SPLIT_PROCESS,
+	};
+	struct rt_analysis_opts aopts = { .raw_times = o->raw_times,
+					  .stop_cost_ns = -1 };
+	struct rt_report *rep = xcalloc(1, sizeof(*rep));
+	struct rt_profile *prof = rt_profile_new(split[o->by]);
+	struct rt_sink sink = rt_profile_sink(prof);
+	int err = rt_analyse(r, &aopts, &sink, 1, &rep->sum);
+
+	if (err) {
+		rt_profile_free(prof);
+		free(rep);
+		return err;
+	}
+	rep->log_path = log_path;
+	rep->info = rt_evlog_info(r);
+	rep->end = rt_evlog_end(r);
+	rep->cut = rt_evlog_cut(r) || !rep->end;
+	rep->by = o->by;
+	build_rows(rep, r, prof, o);
+	collect_refused(rep, r);
+	rt_profile_free(prof);
+	*out = rep;
+	return 0;
+}
+
+void rt_report_free(struct rt_report *rep)
+{
+	if (!rep)
+		return;
+	free(rep->rows);
+	free(rep->refused);
+	free(rep);
+}
