@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Option parsing.  Options stop at the first non-option word (the program
+ * to trace), so the program's own options never reach rtrace:
+ * `rtrace -f 'x::*' ./app -v` passes -v to app.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PR_FMT "cli"
+#define PR_DOMAIN RT_DOM_CLI
+#include "rtrace/cli.h"
+#include "rtrace/log.h"
+#include "rtrace/util.h"
+
+enum long_only {
+	OPT_NO_FOLLOW = 256,
+	OPT_FORMAT,
+	OPT_LIMIT,
+	OPT_BY,
+	OPT_INSTANCES,
+	OPT_RAW_TIMES,
+	OPT_REPORT_FILE,
+	OPT_COLOR,
+	OPT_DEBUG,
+};
+
+static const struct option long_opts[] = {
+	{ "function", required_argument, NULL, 'f' },
+	{ "exclude", required_argument, NULL, 'e' },
+	{ "list", no_argument, NULL, 'l' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "sort", required_argument, NULL, 's' },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "instances", no_argument, NULL, OPT_INSTANCES },
+	{ "raw-times", no_argument, NULL, OPT_RAW_TIMES },
+	{ "report-file", required_argument, NULL, OPT_REPORT_FILE },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "debug", required_argument, NULL, OPT_DEBUG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 },
+};
+
+static const char help_text[] =
+"Usage: rtrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
+"       rtrace record [OPTIONS] [--] PROGRAM [ARGS...]\n"
+"       rtrace report [OPTIONS] [LOG]\n"
+"       rtrace -l [-f GLOB]... [--] PROGRAM\n"
+"\n"
+"Trace the functions of a Rust program with breakpoints: exact call counts,\n"
+"and total (inclusive) and self (exclusive) times per function.  No\n"
+"recompilation, no root.  The program's output is left untouched; the\n"
+"report goes to stderr.\n"
+"\n"
+"Commands:\n"
+"  (none)          record PROGRAM into the log, then print the report\n"
+"  record          record PROGRAM into the log only\n"
+"  report [LOG]    print the report of a log (default rtrace.data)\n"
+"\n"
+"Selecting functions:\n"
+"  -f, --function=GLOB  trace functions whose demangled name matches GLOB;\n"
+"                       repeatable.  '*' matches any text, '::' included.\n"
+"                       'my_crate::*' also selects my_crate's trait impls\n"
+"                       such as <my_crate::T as core::fmt::Display>::fmt.\n"
+"                       Default: the crate that defines main, 'CRATE::*'.\n"
+"  -e, --exclude=GLOB   do not trace functions matching GLOB; repeatable\n"
+"  -l, --list           list the selected functions with their probe sites\n"
+"                       and those that cannot be probed (and why); run\n"
+"                       nothing\n"
+"\n"
+"Recording:\n"
+"  -o, --output=FILE    write the log to FILE (default rtrace.data)\n"
+"      --no-follow      do not record forked children or the programs\n"
+"                       started by exec; they run untraced\n"
+"\n"
+"Reporting (report, and the live report):\n"
+"      --format=FMT     text (default), json or csv\n"
+"  -s, --sort=KEY       self (default), total, calls, avg, max or name\n"
+"      --limit=N        print only the first N rows\n"
+"      --by=WHAT        a table per thread or per process\n"
+"      --instances      one row per function instance (monomorphizations,\n"
+"                       duplicate symbols) instead of merging by name\n"
+"      --raw-times      keep rtrace's own cost per stop in the times\n"
+"      --report-file=FILE  write the live report to FILE, not stderr\n"
+"      --color=WHEN     auto (default), always or never; NO_COLOR is\n"
+"                       respected\n"
+"\n"
+"General:\n"
+"  -q, --quiet          no summary line; errors and warnings only\n"
+"  -v, --verbose        say more (-vv: debug messages of every module)\n"
+"      --debug=LIST     debug messages of some modules, e.g. tracer,probes\n"
+"  -h, --help           show this help\n"
+"  -V, --version        show the version\n"
+"\n"
+"Examples:\n"
+"  rtrace -f 'demo::*' ./demo 1000           trace and report\n"
+"  rtrace -f 'my_crate::parse*' -- target/debug/deps/my_crate-1a2b3c\n"
+"  rtrace record -o run.data -f 'demo::*' -- ./demo 1000\n"
+"  rtrace report --sort total --limit 10 run.data\n"
+"  rtrace report --format json run.data      the same figures, for scripts\n"
+"  rtrace -l -f 'demo::*' ./demo             what would be traced, and why not\n"
+"\n"
+"Exit status:\n"
+"  When a program was run: its exit status, or 128+N when signal N killed\n"
+"  it.  Otherwise 0 on success.  Before the program runs, rtrace's own\n"
+"  failures are: 2 bad usage or input (options, patterns, symbols, logs),\n"
+"  125 tracing failed (ptrace refused, I/O), 126 the program cannot be\n"
+"  executed (permissions, not an ELF program), 127 program not found.\n";
+
+void rt_cli_help(FILE *out)
+{
+	fputs(help_text, out);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+	fputs("rtrace: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see rtrace --help)\n", stderr);
+	return -EINVAL;
+}
+
+static int pick(const char *arg, const char *const *names, size_t n,
+		const char *what, int *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (names[i] && strcmp(arg, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	fprintf(stderr, "rtrace: unknown %s '%s' (one of:", what, arg);
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			fprintf(stderr, " %s", names[i]);
+	fputs(")\n", stderr);
+	return -EINVAL;
+}
+
+static int parse_report_opt(int c, const char *arg, struct rt_opts *o)
+{
+	static const char *const formats[] = { "text", "json", "csv" };
+	static const char *const sorts[] = { "self", "total", "calls",
+					     "avg", "max", "name" };
+	static const char *const bys[] = { NULL, "thread", "process" };
+	static const char *const colors[] = { "never", "always", "auto" };
+	int v, err = 0;
+	char *end;
+
+	switch (c) {
+	case OPT_FORMAT:
+		err = pick(arg, formats, ARRAY_SIZE(formats), "format", &v);
+		o->format = v;
+		break;
+	case 's':
+		err = pick(arg, sorts, ARRAY_SIZE(sorts), "sort key", &v);
+		o->sort = v;
+		break;
+	case OPT_BY:
+		err = pick(arg, bys, ARRAY_SIZE(bys), "--by value", &v);
+		o->by = v;
+		break;
+	case OPT_COLOR:
+		err = pick(arg, colors, ARRAY_SIZE(colors), "--color value", &v);
+		o->color = v == 2 ? -1 : v;
+		break;
+	case OPT_LIMIT:
+		o->limit = strtol(arg, &end, 10);
+		if (*end || end == arg || o->limit < 0)
+			return bad("--limit needs a positive number, not '%s'",
+				   arg);
+		break;
+	}
+	return err;
+}
+
+static int parse_one(int c, const char *arg, struct rt_opts *o)
+{
+	switch (c) {
+	case 'f': vec_push(&o->include, arg); break;
+	case 'e': vec_push(&o->exclude, arg); break;
+	case 'l': o->cmd = RT_CMD_LIST; break;
+	case 'o': o->log_path = arg; break;
+	case 'q': o->quiet = true; rt_log_verbose = -1; break;
+	case 'v': rt_log_verbose = MAX(rt_log_verbose, 0) + 1; break;
+	case 'h': o->cmd = RT_CMD_HELP; break;
+	case 'V': o->cmd = RT_CMD_VERSION; break;
+	case OPT_NO_FOLLOW: o->no_follow = true; break;
+	case OPT_INSTANCES: o->instances = true; break;
+	case OPT_RAW_TIMES: o->raw_times = true; break;
+	case OPT_REPORT_FILE: o->report_path = arg; break;
+	case OPT_DEBUG: return rt_log_set_debug(arg);
+	case OPT_FORMAT: case 's': case OPT_BY: case OPT_COLOR: case OPT_LIMIT:
+		return parse_report_opt(c, arg, o);
+	default:
+		return -EINVAL;  /* getopt printed the problem */
+	}
+	return 0;
+}
+
+/* The first word may name a command; anything else is the program. */
+static int parse_command(int argc, char **argv, struct rt_opts *o)
+{
+	if (argc < 2)
+		return 1;
+	if (strcmp(argv[1], "record") == 0)
+		o->cmd = RT_CMD_RECORD;
+	else if (strcmp(argv[1], "report") == 0)
+		o->cmd = RT_CMD_REPORT;
+	else
+		return 1;
+	return 2;
+}
+
+static int check_operands(struct rt_opts *o)
+{
+	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION)
+		return 0;
+	if (o->cmd == RT_CMD_REPORT) {
+		if (o->argc > 1)
+			return bad("report takes one log file, not '%s'",
+				   o->argv[1]);
+		o->log_path = o->argc ? o->argv[0] :
+			      o->log_path ? o->log_path : "rtrace.data";
+		return 0;
+	}
+	if (o->argc == 0)
+		return bad("%s", "no program to trace given");
+	if (!o->log_path)
+		o->log_path = "rtrace.data";
+	return 0;
+}
+
+int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
+{
+	int first = parse_command(argc, argv, o), c, err;
+	bool listing = false;
+
+	/* "+" stops at the first operand: the program's options are its own */
+	optind = first;
+	opterr = 1;
+	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhV", long_opts,
+				NULL)) != -1) {
+		if (c == 'l' && o->cmd != RT_CMD_RUN)
+			return bad("%s", "-l works on a program, not with "
+				   "record or report");
+		listing |= c == 'l';
+		err = parse_one(c, optarg, o);
+		if (err) {
+			if (c == '?' || c == ':')
+				fputs("rtrace: see rtrace --help\n", stderr);
+			return -EINVAL;
+		}
+	}
+	o->argv = argv + optind;
+	o->argc = argc - optind;
+	if (listing && o->cmd != RT_CMD_HELP && o->cmd != RT_CMD_VERSION)
+		o->cmd = RT_CMD_LIST;
+	return check_operands(o);
+}

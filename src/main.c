@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * rtrace: a function tracer for Rust programs.  Subcommand dispatch; the
+ * exit statuses are listed in session.h and in --help.
+ */
+#include <stdio.h>
+
+#include "rtrace/cli.h"
+#include "rtrace/session.h"
+
+#ifndef RTRACE_VERSION
+#define RTRACE_VERSION "0"
+#endif
+
+int main(int argc, char **argv)
+{
+	struct rt_opts o;
+	int code;
+
+	rt_opts_init(&o);
+	if (rt_cli_parse(argc, argv, &o)) {
+		rt_opts_release(&o);
+		return RT_EXIT_USAGE;
+	}
+	switch (o.cmd) {
+	case RT_CMD_HELP:
+		rt_cli_help(stdout);
+		code = RT_EXIT_OK;
+		break;
+	case RT_CMD_VERSION:
+		printf("rtrace %s\n", RTRACE_VERSION);
+		code = RT_EXIT_OK;
+		break;
+	case RT_CMD_REPORT:
+		code = rt_session_report(&o);
+		break;
+	case RT_CMD_LIST:
+		code = rt_session_list(&o);
+		break;
+	default:
+		code = rt_session_record(&o);
+		break;
+	}
+	rt_opts_release(&o);
+	return code;
+}

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Session flows.  This layer, with main.c, is where an error becomes the
+ * one line a user reads and an exit status; the modules below return
+ * -errno and have already said what went wrong.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PR_FMT "session"
+#define PR_DOMAIN RT_DOM_MAIN
+#include "rtrace/arm.h"
+#include "rtrace/calibrate.h"
+#include "rtrace/evlog.h"
+#include "rtrace/launch.h"
+#include "rtrace/log.h"
+#include "rtrace/match.h"
+#include "rtrace/output.h"
+#include "rtrace/probes.h"
+#include "rtrace/report.h"
+#include "rtrace/session.h"
+#include "rtrace/symbols.h"
+#include "rtrace/tracee.h"
+#include "rtrace/tracer.h"
+#include "rtrace/util.h"
+#include "rtrace/waitstatus.h"
+
+#ifndef RTRACE_VERSION
+#define RTRACE_VERSION "0"
+#endif
+
+/* What a run needs before the program starts. */
+struct target {
+	char *path;
+	struct rt_symbols *syms;
+	struct rt_matcher *matcher;
+	rt_str_vec include;
+	char *default_glob;
+	size_t *idx;
+	size_t n;
+};
+
+static void target_release(struct target *t)
+{
+	rt_symbols_free(t->syms);
+	rt_matcher_free(t->matcher);
+	vec_free(&t->include);
+	free(t->default_glob);
+	free(t->idx);
+	free(t->path);
+}
+
+static int exit_for_open_error(int err)
+{
+	if (err == -ENOENT)
+		return RT_EXIT_NOTFOUND;
+	if (err == -ENOEXEC || err == -EACCES || err == -EISDIR)
+		return RT_EXIT_NOEXEC;
+	return RT_EXIT_USAGE;
+}
+
+/* 'CRATE::*' for the crate whose main is the program's entry. */
+static char *default_glob(const struct rt_symbols *syms)
+{
+	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
+		const char *name = rt_symbols_func(syms, i)->name;
+		const char *sep = strstr(name, "::main");
+
+		if (sep && strcmp(sep, "::main") == 0 && !strchr(name, '<') &&
+		    sep == strstr(name, "::") && !str_starts(name, "std::"))
+			return xasprintf("%.*s::*", (int)(sep - name), name);
+	}
+	return NULL;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The crates present, for the error about a pattern that matched nothing. */
+static char *crate_list(const struct rt_symbols *syms)
+{
+	size_t n = rt_symbols_count(syms), k = 0, len = 0;
+	char **crates = xcalloc(n + 1, sizeof(*crates)), *out;
+
+	for (size_t i = 0; i < n; i++) {
+		char *c = rt_crate_of(rt_symbols_func(syms, i)->name);
+
+		if (c)
+			crates[k++] = c;
+	}
+	qsort(crates, k, sizeof(*crates), cmp_str);
+	out = xcalloc(1, 1);
+	for (size_t i = 0; i < k; i++) {
+		if (i && strcmp(crates[i], crates[i - 1]) == 0)
+			continue;
+		out = xrealloc(out, len + strlen(crates[i]) + 3);
+		len += sprintf(out + len, "%s%s", len ? ", " : "", crates[i]);
+	}
+	for (size_t i = 0; i < k; i++)
+		free(crates[i]);
+	free(crates);
+	return out;
+}
+
+static int check_hits(struct target *t)
+{
+	for (size_t i = 0; i < t->include.n; i++) {
+		char *crates;
+
+		if (rt_matcher_hits(t->matcher, i))
+			continue;
+		crates = crate_list(t->syms);
+		pr_err("pattern '%s' matches no function in %s; crates in it: "
+		       "%s", t->include.v[i], t->path, crates);
+		free(crates);
+		return RT_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int select_functions(struct target *t, const struct rt_opts *o)
+{
+	for (size_t i = 0; i < o->include.n; i++)
+		vec_push(&t->include, o->include.v[i]);
+	if (!t->include.n) {
+		t->default_glob = default_glob(t->syms);
+		if (!t->default_glob) {
+			pr_err("%s: no Rust main function found; say what to "
+			       "trace with -f GLOB", t->path);
+			return RT_EXIT_USAGE;
+		}
+		vec_push(&t->include, t->default_glob);
+	}
+	if (rt_matcher_new(t->include.v, t->include.n, o->exclude.v,
+			   o->exclude.n, &t->matcher))
+		return RT_EXIT_USAGE;
+	t->n = rt_select_funcs(t->syms, t->matcher, &t->idx);
+	return check_hits(t);
+}
+
+static int prepare(struct target *t, const struct rt_opts *o)
+{
+	int err;
+
+	t->path = rt_launch_resolve(o->argv[0], &err);
+	if (!t->path)
+		return exit_for_open_error(err);
+	err = rt_symbols_open(t->path, 0, &t->syms);
+	if (err)
+		return exit_for_open_error(err);
+	return select_functions(t, o);
+}
+
+/* ---- list ---------------------------------------------------------------- */
+
+static void list_func(const struct rt_plan_func *pf)
+{
+	const struct rt_func *fn = pf->fn;
+
+	if (pf->why) {
+		printf("  %#-14llx %6llu  %-14s %s\n      not probed: %s "
+		       "(at %#llx)\n", (unsigned long long)fn->addr,
+		       (unsigned long long)fn->size, "-", fn->name,
+		       rt_refusal_str(pf->why),
+		       (unsigned long long)pf->why_at);
+		return;
+	}
+	printf("  %#-14llx %6llu  1+%-3u +%-6u %s", (unsigned long long)fn->addr,
+	       (unsigned long long)fn->size, pf->nexit, pf->ntail, fn->name);
+	if (fn->file)
+		printf("  (%s:%u)", fn->file, fn->line);
+	putchar('\n');
+}
+
+int rt_session_list(const struct rt_opts *o)
+{
+	struct target t = { 0 };
+	struct rt_plan *plan = NULL;
+	size_t refused = 0;
+	int code = prepare(&t, o);
+	bool *want;
+
+	if (code)
+		goto out;
+	want = xcalloc(rt_symbols_count(t.syms) + 1, 1);
+	for (size_t i = 0; i < t.n; i++)
+		want[t.idx[i]] = true;
+	rt_symbols_load_lines(t.syms, want);
+	free(want);
+	rt_plan_new(t.syms, t.idx, t.n, 0, 0, &plan);
+	printf("%zu of %zu functions in %s selected by %s%s:\n", t.n,
+	       rt_symbols_count(t.syms), t.path, t.include.v[0],
+	       t.include.n > 1 ? " and more" : "");
+	printf("  %-14s %6s  %-14s %s\n", "address", "size",
+	       "entry+exits +tail", "function");
+	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
+		list_func(rt_plan_func(plan, i));
+		refused += !!rt_plan_func(plan, i)->why;
+	}
+	printf("%zu probed, %zu cannot be probed\n", t.n - refused, refused);
+	rt_plan_put(plan);
+out:
+	target_release(&t);
+	return code;
+}
+
+/* ---- record -------------------------------------------------------------- */
+
+static volatile sig_atomic_t interrupts;
+static volatile pid_t child_pid;
+
+/* A terminal's Ctrl-C reaches the program too (same process group); a
+ * signal sent to rtrace alone is passed on.  A second one kills. */
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	interrupts++;
+	if (child_pid <= 0)
+		return;
+	if (interrupts > 1)
+		kill(child_pid, SIGKILL);
+	else if (si->si_code != SI_KERNEL)
+		kill(child_pid, sig);
+}
+
+static void catch_stop_signals(bool on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa = { 0 };
+
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;
+	if (!on)
+		sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static char *join_args(const struct rt_opts *o)
+{
+	size_t len = 1;
+	char *s;
+
+	for (int i = 0; i < o->argc; i++)
+		len += strlen(o->argv[i]) + 1;
+	s = xcalloc(1, len);
+	for (int i = 0; i < o->argc; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, o->argv[i]);
+	}
+	return s;
+}
+
+static int open_log(const struct rt_opts *o, uint64_t cost, pid_t pid,
+		    struct rt_evlog_writer **w)
+{
+	char cwd[PATH_MAX] = "", host[256] = "";
+	char *cmd = join_args(o);
+	struct rt_log_info info = {
+		.start_ns = now_ns(), .stop_cost_ns = cost, .pid = pid,
+		.cmdline = cmd, .cwd = cwd, .host = host,
+		.version = RTRACE_VERSION,
+	};
+	struct timespec ts;
+	int err;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	gethostname(host, sizeof(host) - 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	info.start_real_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	err = rt_evlog_create(o->log_path, &info, w);
+	free(cmd);
+	return err;
+}
+
+struct run_result {
+	int status;       /* the program's wait status */
+	bool ended;       /* it did end */
+	bool failed;      /* rtrace lost control */
+	struct rt_tracer_stats st;
+};
+
+static void trace_loop(struct rt_tracer *tr, struct run_result *res)
+{
+	enum rt_step_result r;
+
+	do {
+		r = rt_tracer_step(tr);
+	} while (r == RT_STEP_CONTINUE);
+	res->failed = r == RT_STEP_FAILED;
+	res->ended = rt_tracer_exit_status(tr, &res->status);
+	rt_tracer_stats(tr, &res->st);
+}
+
+static int launch_and_trace(struct target *t, const struct rt_opts *o,
+			    uint64_t cost, struct rt_evlog_writer **w,
+			    struct run_result *res)
+{
+	struct rt_tracer_config cfg = {
+		.matcher = t->matcher, .follow = !o->no_follow,
+		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
+		.first_n = t->n,
+	};
+	struct rt_tracer *tr;
+	pid_t pid;
+
+	catch_stop_signals(true);
+	if (rt_launch(t->path, o->argv, rt_tracee_options(true, true), &pid)) {
+		catch_stop_signals(false);
+		return RT_EXIT_TRACE;
+	}
+	child_pid = pid;
+	if (open_log(o, cost, pid, w)) {
+		/* it is stopped before its exec: nothing of it has run */
+		kill(pid, SIGKILL);
+		catch_stop_signals(false);
+		return RT_EXIT_USAGE;
+	}
+	cfg.log = *w;
+	t->syms = NULL;  /* the tracer owns it now */
+	tr = rt_tracer_new(&cfg, pid);
+	trace_loop(tr, res);
+	if (res->failed && !res->ended)
+		kill(pid, SIGKILL);
+	rt_tracer_free(tr);
+	child_pid = 0;
+	catch_stop_signals(false);
+	return res->failed ? RT_EXIT_TRACE : 0;
+}
+
+static void print_summary(const struct rt_opts *o, const struct target *t,
+			  const struct run_result *res, uint64_t events)
+{
+	char c[32], e[32];
+
+	if (o->quiet)
+		return;
+	fprintf(stderr, "rtrace: traced %llu functions (%s), %s hits, %s "
+		"events in %llu thread%s; log: %s\n",
+		(unsigned long long)res->st.funcs, t->include.v[0],
+		rt_fmt_count(c, sizeof(c), res->st.hits),
+		rt_fmt_count(e, sizeof(e), events),
+		(unsigned long long)res->st.threads,
+		res->st.threads == 1 ? "" : "s", o->log_path);
+	if (res->st.refused)
+		fprintf(stderr, "rtrace: %llu selected functions cannot be "
+			"probed; rtrace -l says why\n",
+			(unsigned long long)res->st.refused);
+}
+
+static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
+		      uint64_t *events)
+{
+	struct rt_log_end end = {
+		.end_ns = now_ns(), .status = res->status,
+		.how = res->failed ? RT_END_FAILED :
+		       interrupts ? RT_END_INTERRUPTED : RT_END_EXITED,
+		.stops = res->st.stops, .events = rt_evlog_nevents(w),
+		.dropped = rt_evlog_ndropped(w),
+	};
+
+	*events = end.events;
+	return rt_evlog_close(w, &end);
+}
+
+static int report_log(const struct rt_opts *o, const char *path, FILE *out);
+
+int rt_session_record(const struct rt_opts *o)
+{
+	struct target t = { 0 };
+	struct rt_evlog_writer *w = NULL;
+	struct run_result res = { 0 };
+	uint64_t cost = 0, events = 0;
+	int code = prepare(&t, o);
+
+	interrupts = 0;
+	if (code)
+		goto out;
+	rt_calibrate_stop_cost(&cost);
+	code = launch_and_trace(&t, o, cost, &w, &res);
+	if (w)
+		finish_log(w, &res, &events);
+	if (code)
+		goto out;
+	code = res.ended ? rt_waitstatus_shell_code(res.status) : RT_EXIT_TRACE;
+	print_summary(o, &t, &res, events);
+	if (o->cmd == RT_CMD_RUN)
+		report_log(o, o->log_path, NULL);
+out:
+	target_release(&t);
+	return code;
+}
+
+/* ---- report -------------------------------------------------------------- */
+
+static int report_log(const struct rt_opts *o, const char *path, FILE *out)
+{
+	struct rt_evlog_reader *r;
+	struct rt_report *rep = NULL;
+	FILE *f = out;
+	int err = rt_evlog_open(path, &r);
+
+	if (err)
+		return RT_EXIT_USAGE;
+	err = rt_report_build(r, o, path, &rep);
+	if (!err && !f && o->report_path) {
+		f = fopen(o->report_path, "w");
+		if (!f)
+			pr_err("cannot write %s: %s", o->report_path,
+			       strerror(errno));
+	}
+	if (!err && !f)
+		f = o->report_path ? NULL : stderr;
+	if (!err && f)
+		err = rt_output_for(o->format)->write(f, rep, o);
+	if (f && f != out && f != stderr)
+		fclose(f);
+	rt_report_free(rep);
+	rt_evlog_reader_free(r);
+	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
+}
+
+int rt_session_report(const struct rt_opts *o)
+{
+	return report_log(o, o->log_path, stdout);
+}
