@@ -286,27 +286,6 @@ static bool has_rsp_operand(const cs_x86 *x)
 	return false;
 }
 
-/*
- * Appends @in to @out, growing it as vec_reserve() would.  Not vec_push():
- * its xrealloc() lives in rtrace_core, which links before rtrace_arch, so
- * a program that uses only the arch library (the unit tests) could not
- * resolve it; and a decoder should report -ENOMEM rather than abort.
- */
-static int push_insn(rt_insn_vec *out, const struct rt_insn *in)
-{
-	if (out->n == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 64;
-		struct rt_insn *v = realloc(out->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		out->v = v;
-		out->cap = cap;
-	}
-	out->v[out->n++] = *in;
-	return 0;
-}
-
 /* Fills @in from capstone's record; -EILSEQ when the encoding is odd. */
 static int fill_insn(const cs_insn *ci, struct rt_insn *in)
 {
@@ -342,10 +321,9 @@ int rt_arch_decode(const uint8_t *code, size_t len, rt_raddr addr,
 	while (len && cs_disasm_iter(h, &code, &len, &addr, ci)) {
 		memset(&in, 0, sizeof(in));
 		err = fill_insn(ci, &in);
-		if (!err)
-			err = push_insn(out, &in);
 		if (err)
 			break;
+		vec_push(out, in);
 	}
 	if (!err && len)
 		err = -EILSEQ;
