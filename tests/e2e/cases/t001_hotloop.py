@@ -1,0 +1,5 @@
+# Exact counts through a hot loop: 100000 calls of a tiny leaf, plus the
+# two functions around it.
+fixture = "hotloop"
+args = ["100000"]
+patterns = ["hotloop::*"]
