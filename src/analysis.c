@@ -15,8 +15,10 @@
  *    over, flagged as an approximate end.
  *  - Recursion: every activation counts as a call, but only the outermost
  *    activation of a function adds to its total.
- *  - Each stop costs the program stop_cost ns; a call's total loses that
- *    much per stop that happened inside it, so times are the untraced ones.
+ *  - Each stop costs the program time: a call's total loses the cost of
+ *    every stop that happened inside it, so times are the untraced ones.
+ *    The cost of a stop depends on how long the thread ran before it (the
+ *    calibration curve in the log header).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #define PR_FMT "analysis"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/analysis.h"
+#include "rtrace/calibrate.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -34,7 +37,7 @@ struct frame {
 	uint32_t flags;
 	uint64_t sp;
 	uint64_t start;          /* raw ts at entry */
-	uint64_t stops_at_start; /* thread's stop count at entry */
+	uint64_t cost_at_start;  /* thread's stop cost so far, at entry */
 	uint64_t child_total;    /* compensated totals of closed children */
 	uint64_t tail_target;    /* where its tail jump went (0: unknown) */
 	bool tail_pending;       /* left by a tail jump, callee not seen */
@@ -55,14 +58,15 @@ struct thread_state {
 	bool used;
 	VEC(struct frame) stack;
 	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
-	uint64_t stops;          /* cumulative */
+	uint64_t cost;           /* cumulative stop cost (ns) */
+	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
 	struct active_map active;
 };
 
 struct rt_frames {
 	struct rt_analysis_opts opts;
-	uint64_t cost;
+	struct rt_stop_cost curve;
 	uint64_t origin;
 	const struct rt_sink *sinks;
 	size_t nsinks;
@@ -122,7 +126,8 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 	free_slot->used = true;
 	free_slot->tid = tid;
 	free_slot->pid = pid;
-	free_slot->stops = 0;
+	free_slot->cost = 0;
+	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
 	return free_slot;
@@ -139,18 +144,27 @@ static void note_pid(struct rt_frames *f, uint32_t pid)
 
 /* ---- frames -------------------------------------------------------------- */
 
-static uint64_t stop_cost(const struct rt_frames *f, uint64_t stops)
+/* Adds what the @n stops up to event time @ts cost the thread.  Their
+ * intervals are unknown when n > 1 (stops without events, such as a jump
+ * that was not taken): they are taken as evenly spread. */
+static void account_stops(struct rt_frames *f, struct thread_state *t,
+			  uint64_t ts, unsigned n)
 {
-	return f->opts.raw_times ? 0 : stops * f->cost;
+	uint64_t interval;
+
+	if (!n || f->opts.raw_times)
+		return;
+	interval = t->last_ts && ts > t->last_ts ? (ts - t->last_ts) / n
+						 : UINT64_MAX;
+	t->cost += n * rt_stop_cost_at(&f->curve, interval);
 }
 
 /* Compensated timeline position of raw time @ts on thread @t. */
 static uint64_t timeline(struct rt_frames *f, struct thread_state *t,
-			 uint64_t ts, uint64_t stops)
+			 uint64_t ts)
 {
 	uint64_t rel = ts > f->origin ? ts - f->origin : 0;
-	uint64_t c = stop_cost(f, stops);
-	uint64_t pos = rel > c ? rel - c : 0;
+	uint64_t pos = rel > t->cost ? rel - t->cost : 0;
 
 	/* the cost is a median: never let a thread's clock run backwards */
 	if (pos < t->last_tl)
@@ -179,14 +193,14 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	fr->func = ev->func;
 	fr->sp = ev->sp;
 	fr->start = ev->ts;
-	fr->stops_at_start = t->stops;
+	fr->cost_at_start = t->cost;
 	fr->chained = chained;
 	fr->flags = chained ? RT_CALL_TAIL : 0;
 	fr->outermost = (*act)++ == 0;
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;
 	fill_call(t, fr, &c);
-	c.start = timeline(f, t, ev->ts, t->stops);
+	c.start = timeline(f, t, ev->ts);
 	for (size_t i = 0; i < f->nsinks; i++)
 		if (f->sinks[i].enter)
 			f->sinks[i].enter(f->sinks[i].ctx, &c);
@@ -199,7 +213,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 {
 	struct frame *fr = vec_last(&t->stack);
 	uint64_t raw = ts > fr->start ? ts - fr->start : 0;
-	uint64_t c = stop_cost(f, t->stops - fr->stops_at_start);
+	uint64_t c = t->cost - fr->cost_at_start;
 	struct rt_call call;
 	bool chained = fr->chained;
 
@@ -208,7 +222,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	call.total = raw > c ? raw - c : 0;
 	call.self = call.total > fr->child_total ?
 			    call.total - fr->child_total : 0;
-	call.end = timeline(f, t, ts, t->stops);
+	call.end = timeline(f, t, ts);
 	call.start = call.end > call.total ? call.end - call.total : 0;
 	(*active_slot(&t->active, fr->func))--;
 	f->sum.unwound += !!(fr->flags & RT_CALL_UNWOUND);
@@ -223,6 +237,15 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	return chained;
 }
 
+/* Closes the top frame and the frames that tail-jumped into it: they end
+ * together, for the same reason. */
+static void pop_chain(struct rt_frames *f, struct thread_state *t,
+		      uint64_t ts, uint32_t flags)
+{
+	while (pop(f, t, ts, flags) && t->stack.n)
+		;
+}
+
 /* Frames below stack pointer @sp are over: something shallower ran. */
 static void close_deeper(struct rt_frames *f, struct thread_state *t,
 			 uint64_t sp, uint64_t ts)
@@ -230,8 +253,8 @@ static void close_deeper(struct rt_frames *f, struct thread_state *t,
 	while (t->stack.n && vec_last(&t->stack)->sp < sp) {
 		struct frame *fr = vec_last(&t->stack);
 
-		pop(f, t, ts, fr->tail_pending ? RT_CALL_APPROX_END
-					       : RT_CALL_UNWOUND);
+		pop_chain(f, t, ts, fr->tail_pending ? RT_CALL_APPROX_END
+						     : RT_CALL_UNWOUND);
 	}
 }
 
@@ -263,9 +286,9 @@ static void on_entry(struct rt_frames *f, struct thread_state *t,
 		} else if (!top->tail_pending && top->func == ev->func) {
 			chained = true;  /* a jump back to its own entry */
 		} else {
-			pop(f, t, ev->ts, top->tail_pending ?
-						  RT_CALL_APPROX_END :
-						  RT_CALL_UNWOUND);
+			pop_chain(f, t, ev->ts, top->tail_pending ?
+							RT_CALL_APPROX_END :
+							RT_CALL_UNWOUND);
 		}
 		if (chained)
 			top->tail_pending = false;
@@ -293,8 +316,7 @@ static void on_exit_ev(struct rt_frames *f, struct thread_state *t,
 		f->sum.unmatched_exits++;
 		return;
 	}
-	while (pop(f, t, ev->ts, 0) && t->stack.n)
-		;
+	pop_chain(f, t, ev->ts, 0);
 }
 
 static void on_tail(struct rt_frames *f, struct thread_state *t,
@@ -326,10 +348,11 @@ static void thread_over(struct rt_frames *f, struct thread_state *t,
 
 void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 {
-	struct thread_state *t = thread_of(f, ev->tid, ev->pid);
+	struct thread_state *t;
 
 	if (f->opts.only_pid && ev->pid != f->opts.only_pid)
 		return;
+	t = thread_of(f, ev->tid, ev->pid);
 	if (!f->have_ts) {
 		f->sum.first_ts = ev->ts;
 		f->have_ts = true;
@@ -337,7 +360,8 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	f->sum.last_ts = MAX(f->sum.last_ts, ev->ts);
 	f->sum.events++;
 	f->sum.stops += ev->nstops;
-	t->stops += ev->nstops;
+	account_stops(f, t, ev->ts, ev->nstops);
+	t->last_ts = ev->ts;
 	note_pid(f, ev->pid);
 	switch (ev->kind) {
 	case RT_EV_ENTRY:
@@ -355,6 +379,10 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	case RT_EV_EXEC:
 		close_all(f, t, ev->ts, RT_CALL_INCOMPLETE);
 		break;
+	case RT_EV_DELAY:
+		if (!f->opts.raw_times)
+			t->cost += ev->value;
+		break;
 	default:
 		break;
 	}
@@ -368,12 +396,22 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 
 	if (opts)
 		f->opts = *opts;
-	f->cost = f->opts.stop_cost_ns >= 0 && opts ?
-			  (uint64_t)f->opts.stop_cost_ns : stop_cost_ns;
+	else
+		f->opts.stop_cost_ns = -1;
+	f->curve.n = 1;
+	f->curve.cost_ns[0] = f->opts.stop_cost_ns >= 0 ?
+				      (uint64_t)f->opts.stop_cost_ns :
+				      stop_cost_ns;
 	f->origin = origin_ns;
 	f->sinks = sinks;
 	f->nsinks = nsinks;
 	return f;
+}
+
+void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
+{
+	if (f->opts.stop_cost_ns < 0 && c->n)
+		f->curve = *c;
 }
 
 /* Tells the machine where function @id starts (to pair tail jumps). */
@@ -392,7 +430,7 @@ void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 			thread_over(f, *pt, ts);
 	if (sum) {
 		*sum = f->sum;
-		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->cost;
+		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->curve.cost_ns[0];
 	}
 }
 
@@ -444,6 +482,7 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 		return err;
 	f = rt_frames_new(opts, info->stop_cost_ns, info->start_ns, sinks,
 			  nsinks);
+	rt_frames_set_curve(f, &info->cost);
 	while ((err = rt_evlog_next(r, &ev)) > 0) {
 		if (ev.func != RT_FUNC_NONE && ev.func >= known)
 			learn_funcs(f, r, &known);

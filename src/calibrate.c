@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Calibration of the per-stop cost.  The child times ROUNDS pairs of loops
- * (LOOPS calls of a function that only returns, then LOOPS calls of one
- * that hits a breakpoint first) and writes both figures to a pipe; the
- * parent handles each breakpoint stop exactly as the probe-hit path does
- * (wait, read registers, read the clock, write registers, continue).  The
- * difference per call, a trimmed mean over the rounds, is what a stop costs the
- * program.
+ * Calibration of the per-stop cost.  The child busy-waits for a set
+ * interval, reads the clock, hits a breakpoint, reads the clock again: the
+ * difference, less the same sequence without the breakpoint, is what that
+ * stop cost it.  The parent handles each breakpoint stop exactly as the
+ * probe-hit path does (wait, read registers, read the clock, write
+ * registers, continue), so the figure includes everything a real hit
+ * costs.  Each interval gets a trimmed mean over its samples: the mean is
+ * what a sum over many stops loses, and the trim keeps one descheduled
+ * sample from skewing it.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +28,17 @@
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
-#define ROUNDS 16
-#define LOOPS 40
+/* Busy intervals before each stop, and samples taken at each. */
+static const struct {
+	uint64_t gap_ns;
+	unsigned samples;
+} points[] = {
+	{ 0, 60 }, { 20000, 30 }, { 60000, 20 },
+	{ 150000, 15 }, { 400000, 10 }, { 1000000, 8 },
+};
+
+#define NPOINTS ARRAY_SIZE(points)
+#define MAX_SAMPLES 60
 
 typedef void (*code_fn)(void);
 
@@ -43,13 +55,41 @@ static code_fn load_code(const uint8_t *code, size_t len)
 	return (code_fn)page;
 }
 
-static uint64_t time_loop(code_fn fn)
+static void spin(uint64_t ns)
 {
 	uint64_t t0 = now_ns();
 
-	for (int i = 0; i < LOOPS; i++)
-		fn();
+	while (now_ns() - t0 < ns)
+		;
+}
+
+static uint64_t timed_call(code_fn fn, uint64_t gap)
+{
+	uint64_t t0;
+
+	spin(gap);
+	t0 = now_ns();
+	fn();
 	return now_ns() - t0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Mean of the middle 60 % of @v (sorted in place). */
+static uint64_t trimmed_mean(uint64_t *v, unsigned n)
+{
+	unsigned lo = n / 5, hi = n - n / 5;
+	uint64_t sum = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (unsigned i = lo; i < hi; i++)
+		sum += v[i];
+	return hi > lo ? sum / (hi - lo) : 0;
 }
 
 static void __noreturn child_main(int fd)
@@ -59,14 +99,19 @@ static void __noreturn child_main(int fd)
 	const uint8_t *tcode = rt_arch_trap_ret_code(&tlen);
 	code_fn plain = load_code(pcode, plen);
 	code_fn trap = load_code(tcode, tlen);
-	uint64_t res[ROUNDS][2];
+	uint64_t res[NPOINTS], base[MAX_SAMPLES], hit[MAX_SAMPLES];
 
 	kill(getpid(), SIGSTOP);
 	if (!plain || !trap)
 		_exit(1);
-	for (int r = 0; r < ROUNDS; r++) {
-		res[r][0] = time_loop(plain);
-		res[r][1] = time_loop(trap);
+	for (size_t p = 0; p < NPOINTS; p++) {
+		for (unsigned i = 0; i < points[p].samples; i++) {
+			base[i] = timed_call(plain, points[p].gap_ns);
+			hit[i] = timed_call(trap, points[p].gap_ns);
+		}
+		res[p] = trimmed_mean(hit, points[p].samples) -
+			 MIN(trimmed_mean(base, points[p].samples),
+			     trimmed_mean(hit, points[p].samples));
 	}
 	_exit(write_all(fd, res, sizeof(res)) ? 1 : 0);
 }
@@ -93,15 +138,9 @@ static int serve(pid_t pid)
 			rt_arch_set_ip(&regs, rt_arch_ip(&regs));
 			rt_tracee_setregs(pid, &regs);
 		}
-		rt_tracee_cont(pid, w.kind == RT_STOP_SIGNAL ? w.sig : 0);
+		rt_tracee_cont(pid, w.kind == RT_STOP_SIGNAL &&
+					    w.sig != SIGCONT ? w.sig : 0);
 	}
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static int run_child(int fds[2], pid_t *pid)
@@ -116,7 +155,6 @@ static int run_child(int fds[2], pid_t *pid)
 		close(fds[0]);
 		child_main(fds[1]);
 	}
-	close(fds[1]);
 	if (waitpid(*pid, &status, WUNTRACED) != *pid)
 		return -ECHILD;
 	rt_waitstatus_decode(*pid, status, &w);
@@ -130,16 +168,17 @@ static int run_child(int fds[2], pid_t *pid)
 	return serve(*pid);
 }
 
-int rt_calibrate_stop_cost(uint64_t *ns)
+int rt_calibrate_stop_cost(struct rt_stop_cost *cost)
 {
-	uint64_t res[ROUNDS][2], per[ROUNDS];
+	uint64_t res[NPOINTS];
 	int fds[2], err;
 	pid_t pid;
 
-	*ns = 0;
-	if (pipe(fds) != 0)
+	memset(cost, 0, sizeof(*cost));
+	if (pipe2(fds, O_CLOEXEC) != 0)
 		return -errno;
 	err = run_child(fds, &pid);
+	close(fds[1]);
 	if (!err && read(fds[0], res, sizeof(res)) != sizeof(res))
 		err = -EIO;
 	close(fds[0]);
@@ -148,16 +187,40 @@ int rt_calibrate_stop_cost(uint64_t *ns)
 			"not compensated", strerror(-err));
 		return err;
 	}
-	for (int r = 0; r < ROUNDS; r++)
-		per[r] = res[r][1] > res[r][0] ?
-				 (res[r][1] - res[r][0]) / LOOPS : 0;
-	/* the mean is what sums of many stops lose; trimming the outer
-	 * quarters keeps a descheduled round from skewing it */
-	qsort(per, ROUNDS, sizeof(per[0]), cmp_u64);
-	for (int r = ROUNDS / 4; r < ROUNDS - ROUNDS / 4; r++)
-		*ns += per[r];
-	*ns /= ROUNDS - 2 * (ROUNDS / 4);
-	pr_dbg("one stop costs the program %llu ns (trimmed mean of %d "
-	       "rounds)", (unsigned long long)*ns, ROUNDS);
+	for (size_t p = 0; p < NPOINTS; p++) {
+		/* the tracer sees stops this far apart */
+		cost->interval_ns[p] = points[p].gap_ns + res[p];
+		cost->cost_ns[p] = res[p];
+		pr_dbg("stops %llu ns apart cost %llu ns",
+		       (unsigned long long)cost->interval_ns[p],
+		       (unsigned long long)res[p]);
+		if (p && cost->interval_ns[p] < cost->interval_ns[p - 1])
+			cost->interval_ns[p] = cost->interval_ns[p - 1];
+	}
+	cost->n = NPOINTS;
 	return 0;
+}
+
+uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
+			 uint64_t interval_ns)
+{
+	uint32_t i;
+
+	if (!cost->n)
+		return 0;
+	if (interval_ns <= cost->interval_ns[0])
+		return cost->cost_ns[0];
+	for (i = 1; i < cost->n; i++) {
+		uint64_t x0 = cost->interval_ns[i - 1], x1 = cost->interval_ns[i];
+		uint64_t y0 = cost->cost_ns[i - 1], y1 = cost->cost_ns[i];
+
+		if (interval_ns > x1)
+			continue;
+		if (x1 == x0)
+			return y1;
+		return y0 + (uint64_t)(((double)y1 - (double)y0) *
+				       (double)(interval_ns - x0) /
+				       (double)(x1 - x0));
+	}
+	return cost->cost_ns[cost->n - 1];
 }

@@ -167,6 +167,7 @@ struct rt_evlog_writer {
 	uint8_t *big;		/* a block too large for buf */
 	size_t biglen;
 	int err;		/* first write error, -errno */
+	uint64_t write_ns;	/* time spent in write(2) so far */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -193,12 +194,15 @@ static void close_events(struct rt_evlog_writer *w)
 
 static int flush(struct rt_evlog_writer *w)
 {
+	uint64_t t0;
 	int rc;
 
 	close_events(w);
 	if (w->err || !w->len)
 		return w->err;
+	t0 = now_ns();
 	rc = write_all(w->fd, w->buf, w->len);
+	w->write_ns += now_ns() - t0;
 	if (rc < 0) {
 		write_failed(w, rc);
 		return rc;
@@ -273,9 +277,10 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 static int write_session(struct rt_evlog_writer *w,
 			 const struct rt_log_info *info)
 {
+	uint32_t npts = MIN(info->cost.n, RT_STOP_COST_POINTS);
 	size_t size = SESSION_FIXED + str_size(info->cmdline) +
 		      str_size(info->cwd) + str_size(info->host) +
-		      str_size(info->version);
+		      str_size(info->version) + 4 + 16 * npts;
 	uint8_t *p = block_begin(w, BLK_SESSION, size);
 
 	if (!p)
@@ -288,7 +293,12 @@ static int write_session(struct rt_evlog_writer *w,
 	p = put_str(p + SESSION_FIXED, info->cmdline);
 	p = put_str(p, info->cwd);
 	p = put_str(p, info->host);
-	put_str(p, info->version);
+	p = put_str(p, info->version);
+	put_u32(p, npts);
+	for (uint32_t i = 0; i < npts; i++) {
+		put_u64(p + 4 + 16 * i, info->cost.interval_ns[i]);
+		put_u64(p + 12 + 16 * i, info->cost.cost_ns[i]);
+	}
 	return block_end(w);
 }
 
@@ -436,6 +446,11 @@ void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev)
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w)
 {
 	return w->written + w->pending;
+}
+
+uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w)
+{
+	return w->write_ns;
 }
 
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w)
@@ -880,6 +895,24 @@ static const char *parse_end(struct rt_evlog_reader *r, struct cur *c)
 	return c->why;
 }
 
+/* The calibration curve that follows the session strings. */
+static void parse_cost(struct cur *c, struct rt_stop_cost *cost)
+{
+	uint32_t n = cur_u32(c);
+
+	if (n > RT_STOP_COST_POINTS) {
+		c->why = "too many calibration points";
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		cost->interval_ns[i] = cur_u64(c);
+		cost->cost_ns[i] = cur_u64(c);
+		if (i && cost->interval_ns[i] < cost->interval_ns[i - 1])
+			c->why = "calibration points out of order";
+	}
+	cost->n = c->why ? 0 : n;
+}
+
 static const char *parse_session(struct rt_evlog_reader *r, struct cur *c)
 {
 	struct rt_log_info *info = &r->info;
@@ -893,6 +926,8 @@ static const char *parse_session(struct rt_evlog_reader *r, struct cur *c)
 	info->cwd = nonnull(cur_str(c, r));
 	info->host = nonnull(cur_str(c, r));
 	info->version = nonnull(cur_str(c, r));
+	if (!c->why && c->p < c->end)
+		parse_cost(c, &info->cost);
 	return c->why;
 }
 

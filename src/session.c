@@ -260,13 +260,15 @@ static char *join_args(const struct rt_opts *o)
 	return s;
 }
 
-static int open_log(const struct rt_opts *o, uint64_t cost, pid_t pid,
+static int open_log(const struct rt_opts *o, const struct rt_stop_cost *cost,
+		    pid_t pid,
 		    struct rt_evlog_writer **w)
 {
 	char cwd[PATH_MAX] = "", host[256] = "";
 	char *cmd = join_args(o);
 	struct rt_log_info info = {
-		.start_ns = now_ns(), .stop_cost_ns = cost, .pid = pid,
+		.start_ns = now_ns(), .stop_cost_ns = cost->cost_ns[0],
+		.cost = *cost, .pid = pid,
 		.cmdline = cmd, .cwd = cwd, .host = host,
 		.version = RTRACE_VERSION,
 	};
@@ -303,7 +305,8 @@ static void trace_loop(struct rt_tracer *tr, struct run_result *res)
 }
 
 static int launch_and_trace(struct target *t, const struct rt_opts *o,
-			    uint64_t cost, struct rt_evlog_writer **w,
+			    const struct rt_stop_cost *cost,
+			    struct rt_evlog_writer **w,
 			    struct run_result *res)
 {
 	struct rt_tracer_config cfg = {
@@ -380,14 +383,15 @@ int rt_session_record(const struct rt_opts *o)
 	struct target t = { 0 };
 	struct rt_evlog_writer *w = NULL;
 	struct run_result res = { 0 };
-	uint64_t cost = 0, events = 0;
+	struct rt_stop_cost cost;
+	uint64_t events = 0;
 	int code = prepare(&t, o);
 
 	interrupts = 0;
 	if (code)
 		goto out;
 	rt_calibrate_stop_cost(&cost);
-	code = launch_and_trace(&t, o, cost, &w, &res);
+	code = launch_and_trace(&t, o, &cost, &w, &res);
 	if (w)
 		finish_log(w, &res, &events);
 	if (code)

@@ -102,7 +102,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 {
 	struct rt_process *p = th->proc;
 	const struct rt_probe *pr = NULL;
-	uint64_t ts, sp;
+	uint64_t ts, sp, written;
 	rt_raddr ip;
 	bool taken;
 
@@ -115,6 +115,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	ts = now_ns();
 	tr->st.hits++;
+	written = rt_evlog_write_ns(tr->cfg.log);
 	sp = rt_arch_sp(&th->regs);
 	if (pr->kinds & RT_PROBE_ENTRY)
 		emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
@@ -124,6 +125,11 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		     rt_arch_retval(&th->regs), ts);
 	else if (pr->kinds & RT_PROBE_TAIL)
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
+	/* a block went to disk while the thread waited: say how long, so
+	 * the analysis takes it out of the times like a stop's cost */
+	written = rt_evlog_write_ns(tr->cfg.log) - written;
+	if (unlikely(written))
+		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
 	rt_arch_set_ip(&th->regs, ip);
 	return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = true };
 }

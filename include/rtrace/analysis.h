@@ -69,7 +69,8 @@ struct rt_analysis_summary {
 	uint64_t unmatched_exits;    /* exits with no frame (not an error) */
 	uint64_t unwound;            /* calls closed as RT_CALL_UNWOUND */
 	uint64_t incomplete;
-	uint64_t stop_cost_ns;       /* the compensation applied per stop */
+	uint64_t stop_cost_ns;       /* compensation per stop among close
+				      * stops (more for isolated ones) */
 	uint64_t stops;              /* stops seen in the events */
 };
 
@@ -86,6 +87,10 @@ struct rt_frames;
 struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 				uint64_t stop_cost_ns, uint64_t origin_ns,
 				const struct rt_sink *sinks, size_t nsinks);
+/* Replaces the constant stop cost with the calibration curve @c, unless
+ * the options override the cost. */
+void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c);
+
 /* Tells the machine where function @id starts, so that a tail jump's
  * target can be paired with the callee's entry. */
 void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr);

@@ -2,17 +2,29 @@
 /*
  * What one ptrace stop costs the traced program, measured on this machine
  * at start-up and stored in the log header, so that the analysis can
- * subtract it from the times of the calls.
+ * subtract it from the times of the calls.  The cost depends on how long
+ * the thread ran since its previous stop: stops in quick succession find
+ * both CPUs awake (about 30 µs on the reference machine), stops a
+ * millisecond apart pay for waking an idle CPU (three times as much).  So
+ * the calibration is a curve, cost against interval.
  */
 #ifndef RTRACE_CALIBRATE_H
 #define RTRACE_CALIBRATE_H
 
 #include <stdint.h>
 
-/* Runs a child that times a loop of breakpoints against the same loop
- * without them while rtrace handles each stop like a probe hit; *ns gets the
- * trimmed-mean extra time per stop (a few milliseconds in all).  Returns 0, or
- * -errno (then *ns is 0 and times are not compensated). */
-int rt_calibrate_stop_cost(uint64_t *ns);
+#include "rtrace/evlog.h"
+
+/* Runs a child that hits breakpoints after busy intervals of several
+ * lengths while rtrace handles each stop like a probe hit, and fills @cost
+ * with the trimmed-mean cost per stop at each interval (about 25 ms in
+ * all).  Returns 0, or -errno (then cost->n is 0 and times will not be
+ * compensated). */
+int rt_calibrate_stop_cost(struct rt_stop_cost *cost);
+
+/* Cost of a stop that came @interval_ns after the thread's previous one,
+ * interpolated linearly between the points of @cost (0 when it has none). */
+uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
+			 uint64_t interval_ns);
 
 #endif

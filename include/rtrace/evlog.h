@@ -27,6 +27,8 @@ enum rt_event_kind {
 	RT_EV_THREAD_START = 4, /* value = creating thread, 0 if none */
 	RT_EV_THREAD_END = 5,   /* value = wait status when known */
 	RT_EV_EXEC = 6,         /* the process replaced its image */
+	RT_EV_DELAY = 7,        /* rtrace held the thread value ns longer
+				 * than a stop costs (writing the log) */
 };
 
 /* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */
@@ -46,11 +48,22 @@ struct rt_event {
 #define RT_EVENT_SIZE 40
 #define RT_FUNC_NONE UINT32_MAX
 
+/* What one ptrace stop costs the program, as a curve: the cost grows with
+ * the interval since the thread's previous stop (an idle CPU wakes up
+ * slowly).  Points are sorted by interval; n = 0 means no calibration. */
+#define RT_STOP_COST_POINTS 8
+struct rt_stop_cost {
+	uint32_t n;
+	uint64_t interval_ns[RT_STOP_COST_POINTS];
+	uint64_t cost_ns[RT_STOP_COST_POINTS];
+};
+
 /* The session block. */
 struct rt_log_info {
 	uint64_t start_ns;       /* CLOCK_MONOTONIC at launch */
 	uint64_t start_real_ns;  /* CLOCK_REALTIME at launch */
-	uint64_t stop_cost_ns;   /* calibrated tracee cost of one stop */
+	uint64_t stop_cost_ns;   /* cost of one stop among close ones */
+	struct rt_stop_cost cost;  /* the full calibration curve */
 	uint32_t pid;            /* first traced process */
 	uint32_t flags;          /* RT_LOG_* */
 	const char *cmdline;     /* program and arguments, space separated */
@@ -120,6 +133,9 @@ int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
  * later events are counted as dropped.  Hot path: no system call unless the
  * buffer is full. */
 void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev);
+
+/* Time spent writing blocks to the file so far, in ns. */
+uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w);
 
 /* Events appended so far and kept (written, or buffered to be), and events
  * dropped after a write error; their sum is every rt_evlog_append() call.
