@@ -436,6 +436,9 @@ static void b_session(struct bytes *b, uint32_t extra)
 	b_str(b, "/");
 	b_str(b, "host");
 	b_str(b, "v");
+	b_u32(b, 1);            /* one calibration point */
+	b_u64(b, 5);
+	b_u64(b, 6);
 	for (uint32_t i = 0; i < extra; i++)
 		b_raw(b, "+", 1);
 	b_end(b, at);
@@ -962,7 +965,8 @@ static int drain_count(struct rt_evlog_reader *r, long *n)
 	return rc;
 }
 
-/* Five events, then @bad (a block header and what follows). */
+/* Five events, then @bad (a block header and what follows); the bad block
+ * starts at offset 309: 16 header + 8+84 session + 8+200 events. */
 static void expect_bad_block(T_ARGS, const char *dir, const void *bad,
 			     size_t n, const char *text)
 {
@@ -1012,14 +1016,14 @@ TEST_CASE(malformed_blocks)
 	b_raw(&b, "0123456789012345678901234567890123456789X", 41);
 	b_end(&b, at);
 	expect_bad_block(T_PASS, dir, b.p, b.n, "malformed log: event block "
-			 "at offset 289: length is not a whole number of "
+			 "at offset 309: length is not a whole number of "
 			 "records");
 
 	b.n = 0;
 	b_u32(&b, BLK_FUNCS);
 	b_u32(&b, 0x7fffffff);
 	expect_bad_block(T_PASS, dir, b.p, b.n, "function table block at "
-			 "offset 289: absurd block length");
+			 "offset 309: absurd block length");
 
 	b.n = 0;
 	at = b_begin(&b, BLK_FUNCS);
@@ -1027,7 +1031,7 @@ TEST_CASE(malformed_blocks)
 	b_func_row(&b, 0, 0);
 	b_end(&b, at);
 	expect_bad_block(T_PASS, dir, b.p, b.n, "function table block at "
-			 "offset 289: a field runs past the end of its block");
+			 "offset 309: a field runs past the end of its block");
 
 	b.n = 0;
 	at = b_begin(&b, BLK_FUNCS);
@@ -1043,14 +1047,14 @@ TEST_CASE(malformed_blocks)
 	b_u32(&b, 1);
 	b_u32(&b, 0xfffffffe);
 	b_end(&b, at);
-	expect_bad_block(T_PASS, dir, b.p, b.n, "thread block at offset 289: "
+	expect_bad_block(T_PASS, dir, b.p, b.n, "thread block at offset 309: "
 			 "a string is longer than 1 MiB");
 
 	b.n = 0;
 	at = b_begin(&b, BLK_END);
 	b_u64(&b, 1);
 	b_end(&b, at);
-	expect_bad_block(T_PASS, dir, b.p, b.n, "end block at offset 289: a "
+	expect_bad_block(T_PASS, dir, b.p, b.n, "end block at offset 309: a "
 			 "field runs past the end of its block");
 	free(b.p);
 	tmpdir_free(dir);
