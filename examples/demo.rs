@@ -1,122 +1,108 @@
-// The program `make demo` traces: a tiny arithmetic-expression calculator.
-// It tokenizes, parses and evaluates N generated expressions (N = argv[1],
-// default 1000) and prints the sum of their values.  Std only.
+// The program `make demo` traces: a small text indexer.  It generates N
+// documents (N = argv[1], default 1000), tokenizes and indexes them,
+// answers a few queries, and prints the most frequent words.  Std only.
+// Each traced function does tens of microseconds of work per call, so its
+// times stand well above what a breakpoint stop costs.
 
-mod lex {
-    #[derive(Clone, Copy, Debug, PartialEq)]
-    pub enum Token {
-        Num(i64),
-        Plus,
-        Minus,
-        Star,
-        LParen,
-        RParen,
+use std::collections::HashMap;
+
+mod gen {
+    const WORDS: &[&str] = &[
+        "trace", "probe", "stack", "frame", "return", "entry", "thread",
+        "signal", "count", "time", "rust", "crate", "panic", "unwind",
+        "symbol", "breakpoint", "register", "kernel", "ptrace", "event",
+    ];
+
+    /// A document of about 300 words, different for each seed.
+    #[inline(never)]
+    pub fn document(seed: u64) -> String {
+        let mut x = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
+        let mut doc = String::with_capacity(2400);
+        for _ in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            doc.push_str(WORDS[(x % WORDS.len() as u64) as usize]);
+            doc.push(if x % 11 == 0 { '.' } else { ' ' });
+        }
+        doc
+    }
+}
+
+mod text {
+    /// Lower-cased words without punctuation.
+    #[inline(never)]
+    pub fn tokenize(doc: &str) -> Vec<String> {
+        doc.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.to_lowercase())
+            .collect()
     }
 
+    /// FNV-1a over the document, to detect duplicates.
     #[inline(never)]
-    pub fn number(bytes: &[u8], pos: &mut usize) -> i64 {
-        let mut v = 0i64;
-        while *pos < bytes.len() && bytes[*pos].is_ascii_digit() {
-            v = v * 10 + (bytes[*pos] - b'0') as i64;
-            *pos += 1;
-        }
-        v
-    }
-
-    #[inline(never)]
-    pub fn token(bytes: &[u8], pos: &mut usize) -> Option<Token> {
-        while *pos < bytes.len() && bytes[*pos] == b' ' {
-            *pos += 1;
-        }
-        let c = *bytes.get(*pos)?;
-        if c.is_ascii_digit() {
-            return Some(Token::Num(number(bytes, pos)));
-        }
-        *pos += 1;
-        Some(match c {
-            b'+' => Token::Plus,
-            b'-' => Token::Minus,
-            b'*' => Token::Star,
-            b'(' => Token::LParen,
-            _ => Token::RParen,
+    pub fn checksum(doc: &str) -> u64 {
+        doc.bytes().fold(0xcbf29ce484222325, |h, b| {
+            (h ^ b as u64).wrapping_mul(0x100000001b3)
         })
     }
-
-    #[inline(never)]
-    pub fn tokenize(src: &str) -> Vec<Token> {
-        let (bytes, mut pos, mut out) = (src.as_bytes(), 0, Vec::new());
-        while let Some(t) = token(bytes, &mut pos) {
-            out.push(t);
-        }
-        out
-    }
 }
 
-mod parse {
-    use crate::lex::Token;
+mod index {
+    use std::collections::HashMap;
 
-    pub struct Parser<'a> {
-        toks: &'a [Token],
-        at: usize,
+    #[derive(Default)]
+    pub struct Index {
+        pub postings: HashMap<String, Vec<u32>>,
+        pub seen: std::collections::HashSet<u64>,
     }
 
-    impl<'a> Parser<'a> {
-        pub fn new(toks: &'a [Token]) -> Self {
-            Parser { toks, at: 0 }
-        }
-
-        // expr := term (('+' | '-') term)*
+    impl Index {
+        /// Adds a document; returns false for a duplicate.
         #[inline(never)]
-        pub fn expr(&mut self) -> i64 {
-            let mut v = self.term();
-            while let Some(&t) = self.toks.get(self.at) {
-                match t {
-                    Token::Plus => { self.at += 1; v += self.term(); }
-                    Token::Minus => { self.at += 1; v -= self.term(); }
-                    _ => break,
+        pub fn add(&mut self, id: u32, doc: &str) -> bool {
+            if !self.seen.insert(crate::text::checksum(doc)) {
+                return false;
+            }
+            for word in crate::text::tokenize(doc) {
+                let list = self.postings.entry(word).or_default();
+                if list.last() != Some(&id) {
+                    list.push(id);
                 }
             }
-            v
+            true
         }
 
-        // term := atom ('*' atom)*
+        /// Documents that contain every word of the query.
         #[inline(never)]
-        pub fn term(&mut self) -> i64 {
-            let mut v = self.atom();
-            while self.toks.get(self.at) == Some(&Token::Star) {
-                self.at += 1;
-                v = v.wrapping_mul(self.atom());
+        pub fn query(&self, words: &[&str]) -> Vec<u32> {
+            let mut lists: Vec<&Vec<u32>> = words
+                .iter()
+                .filter_map(|w| self.postings.get(*w))
+                .collect();
+            if lists.len() < words.len() {
+                return Vec::new();
             }
-            v
-        }
-
-        // atom := number | '(' expr ')'
-        #[inline(never)]
-        pub fn atom(&mut self) -> i64 {
-            let t = self.toks[self.at];
-            self.at += 1;
-            match t {
-                Token::Num(n) => n,
-                Token::LParen => {
-                    let v = self.expr();
-                    self.at += 1; // ')'
-                    v
-                }
-                _ => 0,
-            }
+            lists.sort_by_key(|l| l.len());
+            lists[0]
+                .iter()
+                .copied()
+                .filter(|id| lists[1..].iter().all(|l| l.binary_search(id).is_ok()))
+                .collect()
         }
     }
 }
 
 #[inline(never)]
-fn generate(i: u64) -> String {
-    format!("{} + {} * ({} - {})", i % 97, i % 13 + 1, i % 7 + 10, i % 5)
-}
-
-#[inline(never)]
-fn evaluate(src: &str) -> i64 {
-    let toks = lex::tokenize(src);
-    parse::Parser::new(&toks).expr()
+fn top_words(idx: &index::Index, k: usize) -> Vec<(String, usize)> {
+    let mut counts: Vec<(String, usize)> = idx
+        .postings
+        .iter()
+        .map(|(w, l)| (w.clone(), l.len()))
+        .collect();
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    counts.truncate(k);
+    counts
 }
 
 fn main() {
@@ -124,6 +110,24 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1000);
-    let sum: i64 = (0..n).map(|i| evaluate(&generate(i))).sum();
-    println!("evaluated {} expressions, sum = {}", n, sum);
+    let mut idx = index::Index::default();
+    let mut added = 0;
+    for i in 0..n {
+        added += idx.add(i as u32, &gen::document(i % 900)) as u32;
+    }
+    let queries: HashMap<&str, Vec<&str>> = [
+        ("ptrace", vec!["ptrace", "signal"]),
+        ("unwind", vec!["panic", "unwind", "frame"]),
+    ]
+    .into_iter()
+    .collect();
+    let mut names: Vec<_> = queries.keys().collect();
+    names.sort();
+    for name in names {
+        println!("query {}: {} documents", name, idx.query(&queries[name]).len());
+    }
+    println!("indexed {} of {} documents; top words:", added, n);
+    for (w, c) in top_words(&idx, 3) {
+        println!("  {:<10} {}", w, c);
+    }
 }

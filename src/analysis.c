@@ -59,6 +59,7 @@ struct thread_state {
 	VEC(struct frame) stack;
 	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
 	uint64_t cost;           /* cumulative stop cost (ns) */
+	int64_t shift;           /* in-place measure minus the curve's */
 	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
 	struct active_map active;
@@ -127,6 +128,7 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 	free_slot->tid = tid;
 	free_slot->pid = pid;
 	free_slot->cost = 0;
+	free_slot->shift = 0;
 	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
@@ -151,12 +153,25 @@ static void account_stops(struct rt_frames *f, struct thread_state *t,
 			  uint64_t ts, unsigned n)
 {
 	uint64_t interval;
+	int64_t c;
 
 	if (!n || f->opts.raw_times)
 		return;
 	interval = t->last_ts && ts > t->last_ts ? (ts - t->last_ts) / n
 						 : UINT64_MAX;
-	t->cost += n * rt_stop_cost_at(&f->curve, interval);
+	c = (int64_t)rt_stop_cost_at(&f->curve, interval) + t->shift;
+	t->cost += n * (uint64_t)MAX(c, 0);
+}
+
+/* The stop cost measured in place shifts the whole curve for the thread:
+ * what changes between start-up and now is the scheduling of the two
+ * sides, which adds to every stop alike. */
+static void on_calib(struct rt_frames *f, struct thread_state *t,
+		     const struct rt_event *ev)
+{
+	if (f->opts.raw_times || f->opts.stop_cost_ns >= 0)
+		return;
+	t->shift = (int64_t)ev->value - (int64_t)f->curve.cost_ns[0];
 }
 
 /* Compensated timeline position of raw time @ts on thread @t. */
@@ -378,6 +393,9 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 		break;
 	case RT_EV_EXEC:
 		close_all(f, t, ev->ts, RT_CALL_INCOMPLETE);
+		break;
+	case RT_EV_CALIB:
+		on_calib(f, t, ev);
 		break;
 	case RT_EV_DELAY:
 		if (!f->opts.raw_times)

@@ -22,6 +22,7 @@ struct rt_plan {
 	int refs;
 	rt_raddr bias;
 	rt_raddr base;                 /* scratch area, once placed */
+	rt_raddr calib;                /* its calibration breakpoints */
 	VEC(struct rt_probe) probes;   /* sorted by address */
 	VEC(struct rt_insn) insns;     /* the displaced instruction of each */
 	VEC(struct rt_plan_func) funcs;
@@ -220,7 +221,11 @@ void rt_plan_put(struct rt_plan *p)
 
 size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
-	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX + 1, 4096);
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
+				RT_PLAN_CALIB_STOPS * tlen + 1, 4096);
 }
 
 static struct rt_plan_func *plan_func_of(struct rt_plan *p, uint32_t id)
@@ -242,6 +247,18 @@ static void drop_refused(struct rt_plan *p)
 		p->insns.v[out++] = p->insns.v[i];
 	}
 	p->probes.n = p->insns.n = out;
+}
+
+static void place_calib(struct rt_plan *p)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+
+	p->calib = p->base + p->code.n;
+	for (int i = 0; i < RT_PLAN_CALIB_STOPS; i++) {
+		memcpy(p->code.v + p->code.n, trap, tlen);
+		p->code.n += tlen;
+	}
 }
 
 int rt_plan_place(struct rt_plan *p, rt_raddr base)
@@ -273,7 +290,13 @@ int rt_plan_place(struct rt_plan *p, rt_raddr base)
 		drop_refused(p);
 		build_hash(p);
 	}
+	place_calib(p);
 	return 0;
+}
+
+rt_raddr rt_plan_calib_addr(const struct rt_plan *p)
+{
+	return p->calib;
 }
 
 const uint8_t *rt_plan_scratch_code(const struct rt_plan *p, size_t *len)

@@ -166,14 +166,14 @@ static void list_func(const struct rt_plan_func *pf)
 	const struct rt_func *fn = pf->fn;
 
 	if (pf->why) {
-		printf("  %#-14llx %6llu  %-14s %s\n      not probed: %s "
+		printf("  %#-12llx %6llu %5s %5s  %s\n      not probed: %s "
 		       "(at %#llx)\n", (unsigned long long)fn->addr,
-		       (unsigned long long)fn->size, "-", fn->name,
+		       (unsigned long long)fn->size, "-", "-", fn->name,
 		       rt_refusal_str(pf->why),
 		       (unsigned long long)pf->why_at);
 		return;
 	}
-	printf("  %#-14llx %6llu  1+%-3u +%-6u %s", (unsigned long long)fn->addr,
+	printf("  %#-12llx %6llu %5u %5u  %s", (unsigned long long)fn->addr,
 	       (unsigned long long)fn->size, pf->nexit, pf->ntail, fn->name);
 	if (fn->file)
 		printf("  (%s:%u)", fn->file, fn->line);
@@ -199,8 +199,8 @@ int rt_session_list(const struct rt_opts *o)
 	printf("%zu of %zu functions in %s selected by %s%s:\n", t.n,
 	       rt_symbols_count(t.syms), t.path, t.include.v[0],
 	       t.include.n > 1 ? " and more" : "");
-	printf("  %-14s %6s  %-14s %s\n", "address", "size",
-	       "entry+exits +tail", "function");
+	printf("  %-12s %6s %5s %5s  %s\n", "address", "size", "exits",
+	       "tails", "function");
 	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
 		list_func(rt_plan_func(plan, i));
 		refused += !!rt_plan_func(plan, i)->why;

@@ -96,6 +96,50 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 	emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
+/* ---- measuring the stop cost in place ----------------------------------
+ *
+ * What a stop costs the program depends on where the scheduler put the
+ * tracer and the thread, which start-up calibration cannot know.  So now
+ * and then, after a hit, the thread is sent through a row of breakpoints
+ * in the scratch area before it resumes: those stops follow each other
+ * with nothing in between, so the time they take, divided by their number,
+ * is the cost of one stop for this thread, here and now.  The thread loses
+ * that time too, and a delay event says so.
+ */
+
+#define CALIB_FIRST 16
+#define CALIB_MAX_EVERY 1024
+
+static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
+			    rt_raddr resume, uint64_t ts)
+{
+	th->calib_every = th->calib_every ?
+				  MIN(th->calib_every * 2, CALIB_MAX_EVERY) :
+				  CALIB_FIRST;
+	th->calib_due = th->calib_every;
+	th->calib_left = RT_PLAN_CALIB_STOPS;
+	th->calib_resume = resume;
+	th->calib_start = ts;
+	return rt_plan_calib_addr(plan);
+}
+
+static struct decision on_calib_stop(struct rt_tracer *tr,
+				     struct rt_thread *th)
+{
+	uint64_t ts = now_ns(), spent;
+
+	th->stops--;  /* its cost goes into the delay event */
+	if (--th->calib_left == 0) {
+		spent = ts - th->calib_start;
+		emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
+		     spent / RT_PLAN_CALIB_STOPS, ts);
+		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
+		rt_arch_set_ip(&th->regs, th->calib_resume);
+	}
+	/* written back even when unchanged: the same work as a real hit */
+	return (struct decision){ .how = RESUME_CONT, .setregs = true };
+}
+
 /* ---- the hot path ---------------------------------------------------- */
 
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
@@ -108,6 +152,8 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
+	if (th->calib_left)
+		return on_calib_stop(tr, th);
 	if (p && p->img && p->img->plan)
 		pr = rt_plan_lookup(p->img->plan,
 				    rt_arch_trap_site(&th->regs));
@@ -130,6 +176,10 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	written = rt_evlog_write_ns(tr->cfg.log) - written;
 	if (unlikely(written))
 		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
+	if (th->calib_due <= 1 && th->proc->record)
+		ip = begin_calib(th, p->img->plan, ip, ts);
+	else
+		th->calib_due--;
 	rt_arch_set_ip(&th->regs, ip);
 	return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = true };
 }

@@ -29,6 +29,8 @@ enum rt_event_kind {
 	RT_EV_EXEC = 6,         /* the process replaced its image */
 	RT_EV_DELAY = 7,        /* rtrace held the thread value ns longer
 				 * than a stop costs (writing the log) */
+	RT_EV_CALIB = 8,        /* a stop of this thread costs value ns now,
+				 * measured in place */
 };
 
 /* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */

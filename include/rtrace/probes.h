@@ -67,6 +67,12 @@ size_t rt_plan_scratch_size(const struct rt_plan *p);
  * other probes are dropped).  Returns 0 or -errno. */
 int rt_plan_place(struct rt_plan *p, rt_raddr base);
 
+/* Breakpoints in a row at the end of the scratch area: the tracer runs a
+ * thread through them now and then to measure, in place, what a stop
+ * costs (see tracer.c).  The address of the first one, once placed. */
+#define RT_PLAN_CALIB_STOPS 8
+rt_raddr rt_plan_calib_addr(const struct rt_plan *p);
+
 /* Slot code to copy to the scratch area: *len bytes at the returned
  * pointer, valid until the plan is freed. */
 const uint8_t *rt_plan_scratch_code(const struct rt_plan *p, size_t *len);

@@ -55,6 +55,12 @@ struct rt_thread {
 	uint32_t stops;           /* stops since its last event */
 	int pending_sig;          /* signal held back by a remote call */
 	struct rt_regs regs;      /* as of its last stop */
+	/* in-place measurement of the stop cost (tracer.c) */
+	uint32_t calib_every;     /* hits between two measurements */
+	uint32_t calib_due;       /* hits left before the next one */
+	uint8_t calib_left;       /* measuring stops still to come */
+	rt_raddr calib_resume;    /* where the thread goes after them */
+	uint64_t calib_start;     /* when the hit before them was seen */
 };
 
 struct rt_tasks;
