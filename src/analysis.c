@@ -37,6 +37,7 @@ struct frame {
 	uint32_t flags;
 	uint64_t sp;
 	uint64_t start;          /* raw ts at entry */
+	uint64_t tl_start;       /* its position on the compensated timeline */
 	uint64_t cost_at_start;  /* thread's stop cost so far, at entry */
 	uint64_t child_total;    /* compensated totals of closed children */
 	uint64_t tail_target;    /* where its tail jump went (0: unknown) */
@@ -215,7 +216,7 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;
 	fill_call(t, fr, &c);
-	c.start = timeline(f, t, ev->ts);
+	c.start = fr->tl_start = timeline(f, t, ev->ts);
 	for (size_t i = 0; i < f->nsinks; i++)
 		if (f->sinks[i].enter)
 			f->sinks[i].enter(f->sinks[i].ctx, &c);
@@ -238,7 +239,9 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	call.self = call.total > fr->child_total ?
 			    call.total - fr->child_total : 0;
 	call.end = timeline(f, t, ts);
-	call.start = call.end > call.total ? call.end - call.total : 0;
+	/* the start the views saw at entry; the clamps of the compensated
+	 * clock may make end - start differ slightly from total */
+	call.start = MIN(fr->tl_start, call.end);
 	(*active_slot(&t->active, fr->func))--;
 	f->sum.unwound += !!(fr->flags & RT_CALL_UNWOUND);
 	f->sum.incomplete += !!(fr->flags & RT_CALL_INCOMPLETE);
