@@ -21,13 +21,15 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-/* Runs the thread until it traps after the call.  Signals that come first
- * are held back (the thread is resumed without them) and the last one is
- * handed to the caller to deliver when the thread really resumes. */
-static int run_to_trap(pid_t tid, int *deferred_sig)
+/* Resumes the thread with @resume until it reports a stop of kind @until.
+ * Signals that come first are held back (the thread is resumed without
+ * them) and the last one is handed to the caller to deliver when the
+ * thread really resumes. */
+static int run_until(pid_t tid, int (*resume)(pid_t, int),
+		     enum rt_stop_kind until, int *deferred_sig)
 {
 	struct rt_wait w;
-	int err = rt_tracee_cont(tid, 0);
+	int err = resume(tid, 0);
 
 	while (!err) {
 		err = rt_wait_tid(tid, &w);
@@ -35,41 +37,22 @@ static int run_to_trap(pid_t tid, int *deferred_sig)
 			err = 0;
 			continue;
 		}
-		if (err)
+		if (err || w.kind == until)
 			break;
-		if (w.kind == RT_STOP_TRAP)
-			return 0;
 		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED)
 			return -ESRCH;
 		if (w.kind == RT_STOP_SIGNAL && deferred_sig)
 			*deferred_sig = w.sig;
-		pr_dbg("remote call in %d interrupted by stop %d/%d", tid,
+		pr_dbg("remote work in %d interrupted by stop %d/%d", tid,
 		       w.kind, w.sig);
-		err = rt_tracee_cont(tid, 0);
+		err = resume(tid, 0);
 	}
 	return err;
 }
 
 int rt_remote_finish_syscall(pid_t tid, int *deferred_sig)
 {
-	struct rt_wait w;
-	int err = rt_tracee_syscall(tid, 0);
-
-	while (!err) {
-		err = rt_wait_tid(tid, &w);
-		if (err == -EINTR) {
-			err = 0;
-			continue;
-		}
-		if (err || w.kind == RT_STOP_SYSCALL)
-			break;
-		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED)
-			return -ESRCH;
-		if (w.kind == RT_STOP_SIGNAL && deferred_sig)
-			*deferred_sig = w.sig;
-		err = rt_tracee_syscall(tid, 0);
-	}
-	return err;
+	return run_until(tid, rt_tracee_syscall, RT_STOP_SYSCALL, deferred_sig);
 }
 
 int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
@@ -95,7 +78,8 @@ int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 	rt_arch_syscall_setup(&regs, at, nr, args);
 	err = rt_tracee_setregs(tid, &regs);
 	if (!err)
-		err = run_to_trap(tid, deferred_sig);
+		err = run_until(tid, rt_tracee_cont, RT_STOP_TRAP,
+				deferred_sig);
 	if (!err)
 		err = rt_tracee_getregs(tid, &regs);
 	if (!err)

@@ -142,39 +142,34 @@ void rt_mem_close(struct rt_mem *m)
 	free(m);
 }
 
-int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len)
+/* pread or pwrite until done: /proc/PID/mem may move less than asked */
+static int mem_io(struct rt_mem *m, rt_raddr addr, char *buf, size_t len,
+		  bool write)
 {
-	char *p = buf;
-
 	while (len) {
-		ssize_t r = pread(m->fd, p, len, (off_t)addr);
+		ssize_t r = write ? pwrite(m->fd, buf, len, (off_t)addr)
+				  : pread(m->fd, buf, len, (off_t)addr);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			return r < 0 ? -errno : -EIO;
-		p += r;
+		buf += r;
 		addr += r;
 		len -= r;
 	}
 	return 0;
 }
 
+int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len)
+{
+	return mem_io(m, addr, buf, len, false);
+}
+
 int rt_mem_write(struct rt_mem *m, rt_raddr addr, const void *buf,
 		 size_t len)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t r = pwrite(m->fd, p, len, (off_t)addr);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		p += r;
-		addr += r;
-		len -= r;
-	}
-	return 0;
+	/* the buffer is only read: mem_io's cast drops const for pread's
+	 * sake, never to write through it */
+	return mem_io(m, addr, (char *)buf, len, true);
 }
