@@ -56,6 +56,8 @@ struct active_map {
 
 struct thread_state {
 	uint32_t tid, pid;
+	uint32_t seq;            /* index + 1 in rt_frames.info */
+	bool named;              /* its name was looked up */
 	bool used;
 	VEC(struct frame) stack;
 	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
@@ -75,6 +77,8 @@ struct rt_frames {
 	VEC(struct thread_state *) threads;
 	VEC(uint64_t) func_addr;       /* id -> run-time address */
 	VEC(uint32_t) pids;            /* distinct processes seen */
+	VEC(struct rt_thread_info) info;  /* every thread's life */
+	struct rt_evlog_reader *reader;   /* for thread names, or NULL */
 	struct rt_analysis_summary sum;
 	bool have_ts;
 };
@@ -126,14 +130,38 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 		vec_push(&f->threads, free_slot);
 	}
 	free_slot->used = true;
+	free_slot->named = false;
 	free_slot->tid = tid;
 	free_slot->pid = pid;
+	vec_push(&f->info, ((struct rt_thread_info){ .tid = tid, .pid = pid }));
+	free_slot->seq = f->info.n;
 	free_slot->cost = 0;
 	free_slot->shift = 0;
 	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
 	return free_slot;
+}
+
+static struct thread_state *live_thread(struct rt_frames *f, uint32_t tid)
+{
+	vec_for_each(&f->threads, pt)
+		if ((*pt)->used && (*pt)->tid == tid)
+			return *pt;
+	return NULL;
+}
+
+/* The name the log gives the thread now; threads are named before their
+ * first traced call and again when they end. */
+static void refresh_name(struct rt_frames *f, struct thread_state *t)
+{
+	struct rt_thread_info *ti = &f->info.v[t->seq - 1];
+
+	t->named = true;
+	if (!f->reader)
+		return;
+	ti->name = rt_evlog_thread_name(f->reader, t->tid);
+	ti->flags = rt_evlog_thread_flags(f->reader, t->tid);
 }
 
 static void note_pid(struct rt_frames *f, uint32_t pid)
@@ -193,7 +221,7 @@ static void fill_call(struct thread_state *t, const struct frame *fr,
 		      struct rt_call *c)
 {
 	*c = (struct rt_call){
-		.func = fr->func, .tid = t->tid, .pid = t->pid,
+		.func = fr->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
 		.depth = t->stack.n - 1, .flags = fr->flags,
 		.outermost = fr->outermost, .stack = t->ids.v,
 	};
@@ -215,6 +243,9 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	fr->outermost = (*act)++ == 0;
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;
+	f->info.v[t->seq - 1].calls++;
+	if (!t->named)
+		refresh_name(f, t);
 	fill_call(t, fr, &c);
 	c.start = fr->tl_start = timeline(f, t, ev->ts);
 	for (size_t i = 0; i < f->nsinks; i++)
@@ -352,10 +383,16 @@ static void on_tail(struct rt_frames *f, struct thread_state *t,
 	top->tail_target = ev->value;
 }
 
+/* The thread ended.  Frames below the stack pointer it had then were left
+ * by unwinding (a panic that std caught at the thread's start); the others
+ * were still running (exit, or death by a signal). */
 static void thread_over(struct rt_frames *f, struct thread_state *t,
-			uint64_t ts)
+			uint64_t ts, uint64_t sp)
 {
+	if (sp)
+		close_deeper(f, t, sp, ts);
 	close_all(f, t, ts, RT_CALL_INCOMPLETE);
+	refresh_name(f, t);
 	t->used = false;
 	vec_free(&t->stack);
 	vec_free(&t->ids);
@@ -364,12 +401,27 @@ static void thread_over(struct rt_frames *f, struct thread_state *t,
 	memset(&t->active, 0, sizeof(t->active));
 }
 
+/* A new thread: a new life, even if its id served before. */
+static void start_thread(struct rt_frames *f, const struct rt_event *ev)
+{
+	struct thread_state *t = live_thread(f, ev->tid);
+	struct thread_state *creator;
+
+	if (t)
+		thread_over(f, t, ev->ts, 0);
+	creator = ev->value ? live_thread(f, ev->value) : NULL;
+	t = thread_of(f, ev->tid, ev->pid);
+	f->info.v[t->seq - 1].creator = creator ? creator->seq : 0;
+}
+
 void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 {
 	struct thread_state *t;
 
 	if (f->opts.only_pid && ev->pid != f->opts.only_pid)
 		return;
+	if (ev->kind == RT_EV_THREAD_START)
+		start_thread(f, ev);
 	t = thread_of(f, ev->tid, ev->pid);
 	if (!f->have_ts) {
 		f->sum.first_ts = ev->ts;
@@ -392,7 +444,7 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 		on_tail(f, t, ev);
 		break;
 	case RT_EV_THREAD_END:
-		thread_over(f, t, ev->ts);
+		thread_over(f, t, ev->ts, ev->sp);
 		break;
 	case RT_EV_EXEC:
 		close_all(f, t, ev->ts, RT_CALL_INCOMPLETE);
@@ -429,6 +481,16 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 	return f;
 }
 
+void rt_frames_set_reader(struct rt_frames *f, struct rt_evlog_reader *r)
+{
+	f->reader = r;
+}
+
+void rt_analysis_summary_release(struct rt_analysis_summary *sum)
+{
+	zfree(&sum->thread_info);
+}
+
 void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
 {
 	if (f->opts.stop_cost_ns < 0 && c->n)
@@ -448,10 +510,14 @@ void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 {
 	vec_for_each(&f->threads, pt)
 		if ((*pt)->used)
-			thread_over(f, *pt, ts);
+			thread_over(f, *pt, ts, 0);
 	if (sum) {
 		*sum = f->sum;
 		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->curve.cost_ns[0];
+		sum->thread_info = xmalloc((f->info.n + 1) *
+					   sizeof(*sum->thread_info));
+		memcpy(sum->thread_info, f->info.v,
+		       f->info.n * sizeof(*sum->thread_info));
 	}
 }
 
@@ -469,6 +535,7 @@ void rt_frames_free(struct rt_frames *f)
 	vec_free(&f->threads);
 	vec_free(&f->func_addr);
 	vec_free(&f->pids);
+	vec_free(&f->info);
 	free(f);
 }
 
@@ -504,6 +571,7 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	f = rt_frames_new(opts, info->stop_cost_ns, info->start_ns, sinks,
 			  nsinks);
 	rt_frames_set_curve(f, &info->cost);
+	rt_frames_set_reader(f, r);
 	while ((err = rt_evlog_next(r, &ev)) > 0) {
 		if (ev.func != RT_FUNC_NONE && ev.func >= known)
 			learn_funcs(f, r, &known);

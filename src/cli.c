@@ -85,7 +85,9 @@ static const char help_text[] =
 "      --format=FMT     text (default), json or csv\n"
 "  -s, --sort=KEY       self (default), total, calls, avg, max or name\n"
 "      --limit=N        print only the first N rows\n"
-"      --by=WHAT        a table per thread or per process\n"
+"      --by=WHAT        a table per thread, process or test (a libtest\n"
+"                       binary), or none; default: per process when the\n"
+"                       program started others, else one table\n"
 "      --instances      one row per function instance (monomorphizations,\n"
 "                       duplicate symbols) instead of merging by name\n"
 "      --raw-times      keep rtrace's own cost per stop in the times\n"
@@ -150,7 +152,8 @@ static int parse_report_opt(int c, const char *arg, struct rt_opts *o)
 	static const char *const formats[] = { "text", "json", "csv" };
 	static const char *const sorts[] = { "self", "total", "calls",
 					     "avg", "max", "name" };
-	static const char *const bys[] = { NULL, "thread", "process" };
+	static const char *const bys[] = { NULL, "none", "thread", "process",
+					   "test" };
 	static const char *const colors[] = { "never", "always", "auto" };
 	int v, err = 0;
 	char *end;

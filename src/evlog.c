@@ -393,28 +393,29 @@ int rt_evlog_write_funcs(struct rt_evlog_writer *w,
 }
 
 static int write_id_name(struct rt_evlog_writer *w, uint32_t type,
-			 uint32_t a, uint32_t b, const char *s)
+			 uint32_t a, uint32_t b, const char *s, uint32_t flags)
 {
-	uint8_t *p = block_begin(w, type, 8 + str_size(s));
+	uint8_t *p = block_begin(w, type, 12 + str_size(s));
 
 	if (!p)
 		return w->err;
 	put_u32(p, a);
 	put_u32(p + 4, b);
-	put_str(p + 8, s);
+	p = put_str(p + 8, s);
+	put_u32(p, flags);
 	return block_end(w);
 }
 
 int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
-			  uint32_t pid, const char *name)
+			  uint32_t pid, const char *name, uint32_t flags)
 {
-	return write_id_name(w, BLK_THREAD, tid, pid, name);
+	return write_id_name(w, BLK_THREAD, tid, pid, name, flags);
 }
 
 int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
 			   uint32_t ppid, const char *exe)
 {
-	return write_id_name(w, BLK_PROCESS, pid, ppid, exe);
+	return write_id_name(w, BLK_PROCESS, pid, ppid, exe, 0);
 }
 
 /* Starts a new event block, writing the buffer first when it is full. */
@@ -551,6 +552,7 @@ static void arena_free(struct arena *a)
 
 struct idname {
 	uint32_t key;
+	uint32_t flags;		/* a thread's RT_THREAD_* */
 	const char *s;		/* NULL marks an empty slot */
 };
 
@@ -569,7 +571,8 @@ static struct idname *idmap_slot(const struct idmap *m, uint32_t key)
 	return &m->v[i];
 }
 
-static void idmap_put(struct idmap *m, uint32_t key, const char *s)
+static void idmap_put(struct idmap *m, uint32_t key, const char *s,
+		      uint32_t flags)
 {
 	struct idname *slot;
 
@@ -589,6 +592,7 @@ static void idmap_put(struct idmap *m, uint32_t key, const char *s)
 		m->n++;
 	slot->key = key;
 	slot->s = s;
+	slot->flags = flags;
 }
 
 static const char *idmap_get(const struct idmap *m, uint32_t key)
@@ -871,13 +875,16 @@ static const char *parse_funcs(struct rt_evlog_reader *r, struct cur *c)
 static const char *parse_names(struct rt_evlog_reader *r, struct cur *c,
 			       struct idmap *m)
 {
-	uint32_t id = cur_u32(c);
+	uint32_t id = cur_u32(c), flags = 0;
 	const char *s;
+
 
 	cur_u32(c);	/* the pid of a thread, the parent of a process */
 	s = cur_str(c, r);
+	if (!c->why && c->p + 4 <= c->end)
+		flags = cur_u32(c);
 	if (s && !c->why)
-		idmap_put(m, id, s);
+		idmap_put(m, id, s, flags);
 	return c->why;
 }
 
@@ -1233,6 +1240,11 @@ const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
 					uint32_t id)
 {
 	return id < r->nfuncs ? r->funcs[id] : NULL;
+}
+
+uint32_t rt_evlog_thread_flags(const struct rt_evlog_reader *r, uint32_t tid)
+{
+	return r->threads.cap ? idmap_slot(&r->threads, tid)->flags : 0;
 }
 
 const char *rt_evlog_thread_name(const struct rt_evlog_reader *r,

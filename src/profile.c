@@ -59,7 +59,7 @@ static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 static void on_leave(void *ctx, const struct rt_call *c)
 {
 	struct rt_profile *p = ctx;
-	uint32_t key = p->split == RT_SPLIT_THREAD    ? c->tid :
+	uint32_t key = p->split == RT_SPLIT_THREAD    ? c->thread :
 		       p->split == RT_SPLIT_PROCESS ? c->pid : 0;
 	struct rt_fstats *st = &row_for(p, key, c->func)->st;
 

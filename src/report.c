@@ -12,6 +12,7 @@
 #define PR_FMT "report"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/arch.h"
+#include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
@@ -28,32 +29,41 @@ static void merge_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->incomplete += st->incomplete;
 }
 
-static int cmp_merge(const void *a, const void *b)
+static int cmp_merge(const void *a, const void *b, void *arg)
 {
 	const struct rt_report_row *x = a, *y = b;
+	bool by_name = *(const bool *)arg;
 	int c;
 
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
-	c = strcmp(x->name, y->name);
+	c = by_name ? strcmp(x->name, y->name) : 0;
 	if (c)
 		return c;
 	return x->fn->id < y->fn->id ? -1 : x->fn->id > y->fn->id;
 }
 
-/* Sorts rows by (key, name) and folds equal names into one. */
-static size_t merge_rows(struct rt_report_row *rows, size_t n)
+static bool same_row(const struct rt_report_row *a,
+		     const struct rt_report_row *b, bool by_name)
+{
+	if (a->key != b->key)
+		return false;
+	return by_name ? strcmp(a->name, b->name) == 0 : a->fn == b->fn;
+}
+
+/* Sorts rows by key and folds those of one function (or, @by_name, of one
+ * name: the instances of a generic) into one. */
+static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 {
 	size_t out = 0;
 
-	qsort(rows, n, sizeof(*rows), cmp_merge);
+	qsort_r(rows, n, sizeof(*rows), cmp_merge, &by_name);
 	for (size_t i = 0; i < n; i++) {
 		struct rt_report_row *prev = out ? &rows[out - 1] : NULL;
 
-		if (prev && prev->key == rows[i].key &&
-		    strcmp(prev->name, rows[i].name) == 0) {
+		if (prev && same_row(prev, &rows[i], by_name)) {
 			merge_stats(&prev->st, &rows[i].st);
-			prev->instances++;
+			prev->instances += prev->fn != rows[i].fn;
 			continue;
 		}
 		rows[out++] = rows[i];
@@ -89,14 +99,60 @@ static int cmp_sort(const void *a, const void *b, void *arg)
 	return strcmp(x->name, y->name);
 }
 
-static const char *key_name(struct rt_evlog_reader *r, enum rt_by by,
-			    uint32_t key)
+/* The test a thread worked for: its own when libtest named it after one,
+ * else that of the thread that created it. */
+static const struct rt_thread_info *test_thread(const struct rt_report *rep,
+						uint32_t seq)
 {
-	if (by == RT_BY_THREAD)
-		return rt_evlog_thread_name(r, key);
-	if (by == RT_BY_PROCESS)
-		return rt_evlog_process_exe(r, key);
+	for (int hops = 0; seq && hops < 1000; hops++) {
+		const struct rt_thread_info *ti = &rep->sum.thread_info[seq - 1];
+
+		if (ti->flags & RT_THREAD_TEST)
+			return ti;
+		seq = ti->creator;
+	}
 	return NULL;
+}
+
+/* Index of @name in the report's list of tests, added when new. */
+static uint32_t test_key(struct rt_report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->ntests; i++)
+		if (strcmp(rep->tests[i], name) == 0)
+			return i + 1;
+	rep->tests = xrealloc(rep->tests, (rep->ntests + 1) *
+						  sizeof(*rep->tests));
+	rep->tests[rep->ntests++] = name;
+	return rep->ntests;
+}
+
+/* Gives a row of thread @seq its group under --by. */
+static void set_group(struct rt_report *rep, struct rt_evlog_reader *r,
+		      struct rt_report_row *row, uint32_t seq)
+{
+	const struct rt_thread_info *ti = seq ? &rep->sum.thread_info[seq - 1]
+					      : NULL;
+
+	switch (rep->by) {
+	case RT_BY_THREAD:
+		row->key = seq;
+		row->id = ti ? ti->tid : 0;
+		row->key_name = ti ? ti->name : NULL;
+		break;
+	case RT_BY_PROCESS:
+		row->key = row->id = ti ? ti->pid : 0;
+		row->key_name = rt_evlog_process_exe(r, row->id);
+		if (row->key_name && !*row->key_name)
+			row->key_name = NULL;
+		break;
+	case RT_BY_TEST:
+		ti = test_thread(rep, seq);
+		row->key = ti ? test_key(rep, ti->name) : 0;
+		row->key_name = ti ? ti->name : "(no test)";
+		break;
+	default:
+		break;
+	}
 }
 
 static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
@@ -111,14 +167,15 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 
 		if (!fn)
 			continue;
-		rep->rows[k++] = (struct rt_report_row){
-			.name = fn->name, .fn = fn, .key = pr->key,
-			.key_name = key_name(r, o->by, pr->key),
-			.instances = 1, .st = pr->st,
+		rep->rows[k] = (struct rt_report_row){
+			.name = fn->name, .fn = fn, .instances = 1,
+			.st = pr->st,
 		};
+		set_group(rep, r, &rep->rows[k++], pr->key);
 	}
+	k = merge_rows(rep->rows, k, false);
 	if (!o->instances)
-		k = merge_rows(rep->rows, k);
+		k = merge_rows(rep->rows, k, true);
 	qsort_r(rep->rows, k, sizeof(*rep->rows), cmp_sort, (void *)&o->sort);
 	rep->nrows_all = k;
 	rep->nrows = o->limit > 0 && (size_t)o->limit < k ? (size_t)o->limit : k;
@@ -147,15 +204,11 @@ static void collect_refused(struct rt_report *rep, struct rt_evlog_reader *r)
 int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 		    const char *log_path, struct rt_report **out)
 {
-	static const enum rt_profile_split split[] = {
-		[RT_BY_NONE] = RT_SPLIT_NONE,
-		[RT_BY_THREAD] = RT_SPLIT_THREAD,
-		[RT_BY_PROCESS] = RT_SPLIT_PROCESS,
-	};
 	struct rt_analysis_opts aopts = { .raw_times = o->raw_times,
 					  .stop_cost_ns = -1 };
 	struct rt_report *rep = xcalloc(1, sizeof(*rep));
-	struct rt_profile *prof = rt_profile_new(split[o->by]);
+	/* split by thread: every other grouping is made from it afterwards */
+	struct rt_profile *prof = rt_profile_new(RT_SPLIT_THREAD);
 	struct rt_sink sink = rt_profile_sink(prof);
 	int err = rt_analyse(r, &aopts, &sink, 1, &rep->sum);
 
@@ -169,6 +222,8 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	rep->end = rt_evlog_end(r);
 	rep->cut = rt_evlog_cut(r) || !rep->end;
 	rep->by = o->by;
+	if (rep->by == RT_BY_AUTO)
+		rep->by = rep->sum.processes > 1 ? RT_BY_PROCESS : RT_BY_NONE;
 	build_rows(rep, r, prof, o);
 	collect_refused(rep, r);
 	rt_profile_free(prof);
@@ -182,5 +237,7 @@ void rt_report_free(struct rt_report *rep)
 		return;
 	free(rep->rows);
 	free(rep->refused);
+	free(rep->tests);
+	rt_analysis_summary_release(&rep->sum);
 	free(rep);
 }

@@ -68,15 +68,13 @@ static int exit_for_open_error(int err)
 /* 'CRATE::*' for the crate whose main is the program's entry. */
 static char *default_glob(const struct rt_symbols *syms)
 {
-	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
-		const char *name = rt_symbols_func(syms, i)->name;
-		const char *sep = strstr(name, "::main");
+	char *crate = rt_symbols_main_crate(syms), *glob;
 
-		if (sep && strcmp(sep, "::main") == 0 && !strchr(name, '<') &&
-		    sep == strstr(name, "::") && !str_starts(name, "std::"))
-			return xasprintf("%.*s::*", (int)(sep - name), name);
-	}
-	return NULL;
+	if (!crate)
+		return NULL;
+	glob = xasprintf("%s::*", crate);
+	free(crate);
+	return glob;
 }
 
 static int cmp_str(const void *a, const void *b)

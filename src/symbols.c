@@ -363,3 +363,16 @@ int rt_symbols_load_lines(struct rt_symbols *s, const bool *want)
 	}
 	return 0;
 }
+
+char *rt_symbols_main_crate(const struct rt_symbols *s)
+{
+	vec_for_each(&s->funcs, f) {
+		const char *sep = strstr(f->name, "::");
+
+		/* "krate::main": one path separator, not std's */
+		if (sep && strcmp(sep, "::main") == 0 && !strchr(f->name, '<') &&
+		    !str_starts(f->name, "std::"))
+			return xstrndup(f->name, sep - f->name);
+	}
+	return NULL;
+}

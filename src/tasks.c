@@ -215,6 +215,7 @@ struct rt_image *rt_image_new(struct rt_symbols *syms, struct rt_plan *plan,
 	img->syms = syms;
 	img->plan = plan;
 	img->bias = bias;
+	img->tests = rt_libtest_new(syms);
 	return img;
 }
 
@@ -229,6 +230,7 @@ void rt_image_put(struct rt_image *img)
 	if (!img || --img->refs > 0)
 		return;
 	rt_plan_put(img->plan);
+	rt_libtest_free(img->tests);
 	rt_symbols_free(img->syms);
 	free(img);
 }

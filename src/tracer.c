@@ -96,6 +96,34 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 	emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
+/* Records the thread's name when it is new or changed: at its first hit
+ * (std names a thread before running its closure, so the name is there
+ * before any traced call) and at its exit.  A libtest thread gets the full
+ * name of its test, which the kernel's 15 bytes cut short. */
+static void name_thread(struct rt_tracer *tr, struct rt_thread *th)
+{
+	const struct rt_image *img = th->proc ? th->proc->img : NULL;
+	const char *test;
+	char path[96], *comm;
+
+	if (!th->proc || !th->proc->record)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", th->proc->pid,
+		 th->tid);
+	if (read_file(path, &comm, NULL) != 0)
+		return;
+	comm[strcspn(comm, "\n")] = '\0';
+	if (strcmp(comm, th->comm) != 0) {
+		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+		test = img && th->tid != th->proc->pid ?
+			       rt_libtest_name(img->tests, comm) : NULL;
+		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
+				      test ? test : comm,
+				      test ? RT_THREAD_TEST : 0);
+	}
+	free(comm);
+}
+
 /* ---- measuring the stop cost in place ----------------------------------
  *
  * What a stop costs the program depends on where the scheduler put the
@@ -159,6 +187,8 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 				    rt_arch_trap_site(&th->regs));
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
+	if (unlikely(!th->comm[0]))
+		name_thread(tr, th);
 	ts = now_ns();
 	tr->st.hits++;
 	written = rt_evlog_write_ns(tr->cfg.log);
@@ -391,30 +421,19 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	return D_CONT;
 }
 
-static void name_thread(struct rt_tracer *tr, struct rt_thread *th)
-{
-	char path[96], *name;
-
-	if (!th->proc || !th->proc->record)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", th->proc->pid,
-		 th->tid);
-	if (read_file(path, &name, NULL) == 0) {
-		name[strcspn(name, "\n")] = '\0';
-		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
-				      name);
-		free(name);
-	}
-}
-
 static struct decision on_exit_event(struct rt_tracer *tr,
 				     struct rt_thread *th)
 {
 	unsigned long status = 0;
+	uint64_t sp = 0;
 
 	rt_tracee_eventmsg(th->tid, &status);
+	/* where its stack is now tells the analysis which traced frames a
+	 * panic unwound (above it) and which were still running (below) */
+	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
+		sp = rt_arch_sp(&th->regs);
 	name_thread(tr, th);
-	emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, 0, status, now_ns());
+	emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;
 }

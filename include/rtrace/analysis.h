@@ -33,6 +33,8 @@ enum rt_call_flags {
 struct rt_call {
 	uint32_t func;            /* function id */
 	uint32_t tid, pid;
+	uint32_t thread;          /* the thread's index in the summary's
+				   * thread table, plus one */
 	uint32_t depth;           /* 0 for a thread's outermost traced call */
 	uint32_t flags;           /* enum rt_call_flags */
 	bool outermost;           /* no activation of the same function
@@ -59,6 +61,16 @@ struct rt_analysis_opts {
 	uint32_t only_pid;        /* when non-zero, ignore other processes */
 };
 
+/* One thread's life (a thread id can serve several in turn). */
+struct rt_thread_info {
+	uint32_t tid, pid;
+	uint32_t creator;        /* index + 1 of the thread that created it,
+				  * 0 when not known */
+	uint32_t flags;          /* RT_THREAD_* from the log */
+	const char *name;        /* borrowed from the log reader, or NULL */
+	uint64_t calls;
+};
+
 /* Whole-log facts gathered during a pass. */
 struct rt_analysis_summary {
 	uint64_t events;
@@ -72,7 +84,12 @@ struct rt_analysis_summary {
 	uint64_t stop_cost_ns;       /* compensation per stop among close
 				      * stops (more for isolated ones) */
 	uint64_t stops;              /* stops seen in the events */
+	struct rt_thread_info *thread_info;  /* [threads]; free with
+					      * rt_analysis_summary_release() */
 };
+
+/* Frees what a summary owns; accepts a zeroed one. */
+void rt_analysis_summary_release(struct rt_analysis_summary *sum);
 
 /* Reads every event of @r from the start and feeds the calls to @sinks
  * (an array of @nsinks).  Fills @sum when non-NULL.  Returns 0, or -errno
@@ -90,6 +107,9 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 /* Replaces the constant stop cost with the calibration curve @c, unless
  * the options override the cost. */
 void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c);
+
+/* Lets the machine name threads from the log being read (optional). */
+void rt_frames_set_reader(struct rt_frames *f, struct rt_evlog_reader *r);
 
 /* Tells the machine where function @id starts, so that a tail jump's
  * target can be paired with the callee's entry. */

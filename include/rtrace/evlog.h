@@ -122,9 +122,15 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 int rt_evlog_write_funcs(struct rt_evlog_writer *w,
 			 const struct rt_log_func *f, size_t n);
 
-/* Records a thread's name (also after a rename). 0 or -errno. */
+enum rt_thread_flags {
+	RT_THREAD_TEST = 1 << 0,  /* a libtest thread running the test that
+				   * the name gives */
+};
+
+/* Records a thread's name and RT_THREAD_* flags (also after a rename).
+ * 0 or -errno. */
 int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
-			  uint32_t pid, const char *name);
+			  uint32_t pid, const char *name, uint32_t flags);
 
 /* Records a process: its parent and executable. 0 or -errno. */
 int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
@@ -183,6 +189,9 @@ const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
  * reader is freed. */
 const char *rt_evlog_thread_name(const struct rt_evlog_reader *r,
 				 uint32_t tid);
+
+/* RT_THREAD_* flags of the last name recorded for @tid (0 if none). */
+uint32_t rt_evlog_thread_flags(const struct rt_evlog_reader *r, uint32_t tid);
 
 /* Executable of process @pid, or NULL. */
 const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,

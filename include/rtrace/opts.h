@@ -32,7 +32,9 @@ enum rt_sort {
 	RT_SORT_NAME,
 };
 
-enum rt_by { RT_BY_NONE, RT_BY_THREAD, RT_BY_PROCESS };
+/* How the report splits its table.  AUTO: by process when the log holds
+ * several, else one table. */
+enum rt_by { RT_BY_AUTO, RT_BY_NONE, RT_BY_THREAD, RT_BY_PROCESS, RT_BY_TEST };
 
 typedef VEC(const char *) rt_str_vec;
 

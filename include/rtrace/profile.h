@@ -25,8 +25,9 @@ struct rt_fstats {
 
 struct rt_profile;
 
-/* A profile sink keyed by function id, optionally split per thread or per
- * process (key = tid or pid; 0 = not split).  Free with rt_profile_free(). */
+/* A profile sink keyed by function id, optionally split per thread (key =
+ * rt_call.thread, one life of a thread) or per process (key = pid); 0 = not
+ * split.  Free with rt_profile_free(). */
 enum rt_profile_split { RT_SPLIT_NONE, RT_SPLIT_THREAD, RT_SPLIT_PROCESS };
 struct rt_profile *rt_profile_new(enum rt_profile_split split);
 void rt_profile_free(struct rt_profile *p);
@@ -37,7 +38,7 @@ struct rt_sink rt_profile_sink(struct rt_profile *p);
 /* Rows: one per (key, function) with at least one call, in no particular
  * order; valid until the profile is freed. */
 struct rt_profile_row {
-	uint32_t key;         /* tid or pid with a split, else 0 */
+	uint32_t key;         /* thread or pid with a split, else 0 */
 	uint32_t func;
 	struct rt_fstats st;
 };

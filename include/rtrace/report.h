@@ -19,8 +19,10 @@
 struct rt_report_row {
 	const char *name;          /* function name (owned by the reader) */
 	const struct rt_log_func *fn;  /* first instance */
-	uint32_t key;              /* tid/pid with --by, else 0 */
-	const char *key_name;      /* thread name or process exe, or NULL */
+	uint32_t key;              /* its group under --by (order), else 0 */
+	uint32_t id;               /* tid or pid with --by thread/process */
+	const char *key_name;      /* thread name, process exe or test name,
+				    * or NULL */
 	unsigned instances;        /* functions merged into this row */
 	struct rt_fstats st;
 };
@@ -36,13 +38,15 @@ struct rt_report {
 	const struct rt_log_end *end;   /* NULL when the log is cut short */
 	bool cut;                       /* the file ends inside a block */
 	struct rt_analysis_summary sum;
-	enum rt_by by;
+	enum rt_by by;                  /* never RT_BY_AUTO */
 	size_t nrows;                   /* after --limit */
 	size_t nrows_all;               /* before --limit */
 	struct rt_report_row *rows;
 	size_t nrefused;
 	struct rt_report_refused *refused;
 	size_t nfuncs_probed;           /* functions in the tables */
+	const char **tests;             /* names of the --by test groups */
+	size_t ntests;
 };
 
 /* Analyses the log of @r with the report options of @o.  Returns 0 or

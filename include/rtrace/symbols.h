@@ -68,6 +68,10 @@ rt_raddr rt_symbols_entry(const struct rt_symbols *s);
 void rt_symbols_text_range(const struct rt_symbols *s, rt_raddr *lo,
 			   rt_raddr *hi);
 
+/* The crate that defines the program's main ("demo" for demo::main), as
+ * a new string the caller frees, or NULL when there is none. */
+char *rt_symbols_main_crate(const struct rt_symbols *s);
+
 /* Fills file/line of every function whose index is set in @want (an array
  * of rt_symbols_count() booleans), from DWARF; functions without line data
  * keep NULL/0.  Returns 0 (missing DWARF is not an error). */

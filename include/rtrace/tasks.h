@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/libtest.h"
 #include "rtrace/probes.h"
 #include "rtrace/symbols.h"
 #include "rtrace/tracee.h"
@@ -32,6 +33,7 @@ struct rt_image {
 	int refs;
 	struct rt_symbols *syms;
 	struct rt_plan *plan;     /* NULL when nothing in it is traced */
+	struct rt_libtest *tests; /* test names of a libtest harness */
 	rt_raddr bias;
 };
 
@@ -54,6 +56,7 @@ struct rt_thread {
 	bool initial_stop_seen;   /* its first stop arrived */
 	uint32_t stops;           /* stops since its last event */
 	int pending_sig;          /* signal held back by a remote call */
+	char comm[16];            /* name last recorded, "" before */
 	struct rt_regs regs;      /* as of its last stop */
 	/* in-place measurement of the stop cost (tracer.c) */
 	uint32_t calib_every;     /* hits between two measurements */

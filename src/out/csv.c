@@ -16,7 +16,7 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 		const struct rt_report_row *r = &rep->rows[i];
 
 		if (keyed) {
-			fprintf(out, "%u,", r->key);
+			fprintf(out, "%u,", rep->by == RT_BY_TEST ? r->key : r->id);
 			rt_csv_field(out, r->key_name);
 			fputc(',', out);
 		}

@@ -49,10 +49,18 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	fputs("{\"name\": ", out);
 	rt_json_string(out, r->name);
 	fputs(", ", out);
-	if (rep->by == RT_BY_THREAD)
-		json_u64(out, "tid", r->key, true);
-	else if (rep->by == RT_BY_PROCESS)
-		json_u64(out, "pid", r->key, true);
+	if (rep->by == RT_BY_THREAD) {
+		json_u64(out, "tid", r->id, true);
+		fputs("\"thread\": ", out);
+		rt_json_string(out, r->key_name ? r->key_name : "");
+		fputs(", ", out);
+	} else if (rep->by == RT_BY_PROCESS) {
+		json_u64(out, "pid", r->id, true);
+	} else if (rep->by == RT_BY_TEST) {
+		fputs("\"test\": ", out);
+		rt_json_string(out, r->key_name);
+		fputs(", ", out);
+	}
 	json_u64(out, "calls", r->st.calls, true);
 	json_u64(out, "total_ns", r->st.total, true);
 	json_u64(out, "self_ns", r->st.self, true);

@@ -101,15 +101,24 @@ static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
 static void print_group(FILE *out, const struct rt_report *rep, size_t i)
 {
 	const struct rt_report_row *r = &rep->rows[i];
-	const char *what = rep->by == RT_BY_THREAD ? "thread" : "process";
 
-	if (rep->by == RT_BY_NONE)
+	if (rep->by == RT_BY_NONE || (i && rep->rows[i - 1].key == r->key))
 		return;
-	if (i && rep->rows[i - 1].key == r->key)
-		return;
-	fprintf(out, "\n== %s %u%s%s%s ==\n", what, r->key,
-		r->key_name ? " (" : "", r->key_name ? r->key_name : "",
-		r->key_name ? ")" : "");
+	switch (rep->by) {
+	case RT_BY_THREAD:
+		fprintf(out, "\n== thread %u%s%s%s ==\n", r->id,
+			r->key_name ? " (" : "",
+			r->key_name ? r->key_name : "",
+			r->key_name ? ")" : "");
+		break;
+	case RT_BY_PROCESS:
+		fprintf(out, "\n== process %u%s%s ==\n", r->id,
+			r->key_name ? " " : "", r->key_name ? r->key_name : "");
+		break;
+	default:
+		fprintf(out, "\n== test %s ==\n", r->key_name);
+		break;
+	}
 }
 
 static int text_write(FILE *out, const struct rt_report *rep,

@@ -153,6 +153,7 @@ static void run_done(struct run *r)
 {
 	rt_profile_free(r->prof);
 	r->prof = NULL;
+	rt_analysis_summary_release(&r->sum);
 }
 
 /* Every call seen had stack[depth] == func; then frees the profile. */
@@ -983,13 +984,20 @@ TEST_CASE(threads_interleaved)
 	TEST_EQ(left(&r, F, 2)->tid, 20);
 	TEST_EQ(left(&r, F, 2)->pid, 2);
 
+	/* split by thread: keys are thread lives in order of appearance */
 	TEST_EQ(rt_profile_nrows(r.prof), 6);
-	CHECK_PROF(&r, 10, F, 1, 270, 180);
-	CHECK_PROF(&r, 10, G, 1, 90, 90);
-	CHECK_PROF(&r, 11, F, 1, 420, 230);
-	CHECK_PROF(&r, 11, G, 1, 190, 190);
-	CHECK_PROF(&r, 20, F, 1, 170, 80);
-	CHECK_PROF(&r, 20, G, 1, 90, 90);
+	CHECK_PROF(&r, 1, F, 1, 270, 180);
+	CHECK_PROF(&r, 1, G, 1, 90, 90);
+	CHECK_PROF(&r, 2, F, 1, 420, 230);
+	CHECK_PROF(&r, 2, G, 1, 190, 190);
+	CHECK_PROF(&r, 3, F, 1, 170, 80);
+	CHECK_PROF(&r, 3, G, 1, 90, 90);
+	TEST_EQ(left(&r, F, 2)->thread, 3);
+	TEST_EQ(r.sum.thread_info[0].tid, 10);
+	TEST_EQ(r.sum.thread_info[1].tid, 11);
+	TEST_EQ(r.sum.thread_info[2].tid, 20);
+	TEST_EQ(r.sum.thread_info[2].pid, 2);
+	TEST_EQ(r.sum.thread_info[0].calls, 2);
 	TEST_EQ(r.sum.threads, 3);
 	TEST_EQ(r.sum.processes, 2);
 	TEST_EQ(r.sum.events, 12);
@@ -1340,4 +1348,59 @@ TEST_CASE(analyse_log)
 	unlink(path);
 	rmdir(dir);
 	free(path);
+}
+
+/*
+ * A thread ends with its stack pointer above F's frame (a panic unwound F
+ * and std caught it at the thread's start) but below G's (G still ran when
+ * the thread exited through it): F unwound, G incomplete.
+ */
+TEST_CASE(thread_end_sp_splits_unwound_from_running)
+{
+	struct rt_event e[4];
+	struct run r;
+
+	e[0] = ev(100, RT_EV_ENTRY, G, 0x9000, 7, 1);
+	e[1] = ev(200, RT_EV_ENTRY, F, 0x8000, 7, 1);
+	e[2] = ev(300, RT_EV_THREAD_END, RT_FUNC_NONE, 0x8800, 7, 1);
+	run(&r, 0, e, 3, 400);
+	/* F closed first, at the end event's time, 200..300 */
+	CHECK_CALL(left(&r, F, 0), F, 200, 300, 100, 100, 1,
+		   RT_CALL_UNWOUND);
+	CHECK_CALL(left(&r, G, 0), G, 100, 300, 200, 100, 0,
+		   RT_CALL_INCOMPLETE);
+	RUN_DONE(&r);
+}
+
+/*
+ * THREAD_START names the creating thread in its value; a thread id that
+ * serves again after its thread ended starts a new life.
+ */
+TEST_CASE(thread_lives_and_creators)
+{
+	struct rt_event e[8];
+	struct run r;
+	size_t n = 0;
+
+	e[n++] = ev(100, RT_EV_ENTRY, F, 0x9000, 1, 1);
+	e[n++] = ev(110, RT_EV_THREAD_START, RT_FUNC_NONE, 0, 2, 0);
+	e[n - 1].value = 1;
+	e[n++] = ev(120, RT_EV_ENTRY, G, 0x7000, 2, 1);
+	e[n++] = ev(130, RT_EV_EXIT, G, 0x7000, 2, 1);
+	e[n++] = ev(140, RT_EV_THREAD_END, RT_FUNC_NONE, 0, 2, 1);
+	e[n++] = ev(150, RT_EV_THREAD_START, RT_FUNC_NONE, 0, 2, 0);
+	e[n - 1].value = 2;  /* a creator that is gone: unknown */
+	e[n++] = ev(160, RT_EV_ENTRY, G, 0x7000, 2, 1);
+	e[n++] = ev(170, RT_EV_EXIT, F, 0x9000, 1, 1);
+	run_split(&r, &def_opts, 0, RT_SPLIT_THREAD, e, n, 400);
+	TEST_EQ(r.sum.threads, 3);
+	TEST_EQ(r.sum.thread_info[0].tid, 1);
+	TEST_EQ(r.sum.thread_info[1].tid, 2);
+	TEST_EQ(r.sum.thread_info[1].creator, 1);
+	TEST_EQ(r.sum.thread_info[2].tid, 2);
+	TEST_EQ(r.sum.thread_info[2].creator, 0);
+	TEST_EQ(left(&r, G, 0)->thread, 2);
+	TEST_EQ(left(&r, G, 1)->thread, 3);
+	CHECK_PROF(&r, 2, G, 1, 10, 10);
+	RUN_DONE(&r);
 }

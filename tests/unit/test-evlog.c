@@ -502,12 +502,12 @@ static void write_big(T_ARGS, const char *path)
 
 	TEST_EQ(rt_evlog_create(path, &test_info, &w), 0);
 	TEST_EQ(write_funcs(w, 0, 10), 0);
-	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "main"), 0);
+	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "main", 0), 0);
 	TEST_EQ(rt_evlog_write_process(w, 100, 1, "/usr/bin/app"), 0);
 	append_range(w, 0, FIRST_EVENTS);
 	TEST_EQ(write_funcs(w, 10, BIG_FUNCS), 0);
-	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "renamed"), 0);
-	TEST_EQ(rt_evlog_write_thread(w, 101, 100, NULL), 0);
+	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "renamed", RT_THREAD_TEST), 0);
+	TEST_EQ(rt_evlog_write_thread(w, 101, 100, NULL, 0), 0);
 	append_range(w, FIRST_EVENTS, BIG_EVENTS);
 	TEST_EQ(rt_evlog_nevents(w), BIG_EVENTS);
 	TEST_EQ(rt_evlog_ndropped(w), 0);
@@ -538,6 +538,7 @@ static void check_tail(T_ARGS, const struct rt_evlog_reader *r)
 		return;
 	TEST_TRUE(rt_evlog_func(r, 10 + BIG_FUNCS) == NULL);
 	TEST_STREQ(rt_evlog_thread_name(r, 100), "renamed");
+	TEST_EQ(rt_evlog_thread_flags(r, 100), RT_THREAD_TEST);
 	TEST_TRUE(rt_evlog_thread_name(r, 101) == NULL);
 	TEST_TRUE(rt_evlog_thread_name(r, 7) == NULL);
 	TEST_STREQ(rt_evlog_process_exe(r, 100), "/usr/bin/app");
@@ -649,7 +650,7 @@ static void write_small(T_ARGS, const char *path)
 
 	TEST_EQ(rt_evlog_create(path, &test_info, &w), 0);
 	TEST_EQ(write_funcs(w, 0, 5), 0);
-	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "main"), 0);
+	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "main", 0), 0);
 	TEST_EQ(rt_evlog_write_process(w, 100, 1, "/usr/bin/app"), 0);
 	append_range(w, 0, 60);
 	TEST_EQ(write_funcs(w, 5, 2), 0);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Knowledge of Rust test binaries.  libtest runs each test on a thread it
+ * names after the test ("tests::parses_numbers"), but the kernel keeps only
+ * 15 bytes of a thread's name.  The full name is recovered from the symbols:
+ * every #[test] function F has a closure F::{{closure}} that libtest calls,
+ * and exactly one of them, once the crate is dropped from its path, starts
+ * with the truncated name.
+ */
+#ifndef RTRACE_LIBTEST_H
+#define RTRACE_LIBTEST_H
+
+#include "rtrace/symbols.h"
+
+struct rt_libtest;
+
+/* The test-name table of @syms, or NULL when it is not a libtest harness.
+ * Free with rt_libtest_free(); it borrows nothing from @syms. */
+struct rt_libtest *rt_libtest_new(const struct rt_symbols *syms);
+
+/* Frees the table; accepts NULL. */
+void rt_libtest_free(struct rt_libtest *lt);
+
+/* The full name of the test a thread called @comm runs, or NULL when no
+ * test (or more than one) fits; valid until rt_libtest_free(). */
+const char *rt_libtest_name(const struct rt_libtest *lt, const char *comm);
+
+#endif
