@@ -76,6 +76,7 @@ struct rt_frames {
 	size_t nsinks;
 	VEC(struct thread_state *) threads;
 	VEC(uint64_t) func_addr;       /* id -> run-time address */
+	VEC(uint64_t) helpers;         /* addresses of helper functions */
 	VEC(uint32_t) pids;            /* distinct processes seen */
 	VEC(struct rt_thread_info) info;  /* every thread's life */
 	struct rt_evlog_reader *reader;   /* for thread names, or NULL */
@@ -319,6 +320,14 @@ static uint64_t addr_of(const struct rt_frames *f, uint32_t id)
 	return id < f->func_addr.n ? f->func_addr.v[id] : 0;
 }
 
+static bool is_helper(const struct rt_frames *f, uint64_t addr)
+{
+	vec_for_each(&f->helpers, h)
+		if (*h == addr)
+			return true;
+	return false;
+}
+
 static void on_entry(struct rt_frames *f, struct thread_state *t,
 		     const struct rt_event *ev)
 {
@@ -328,9 +337,13 @@ static void on_entry(struct rt_frames *f, struct thread_state *t,
 	close_deeper(f, t, ev->sp, ev->ts);
 	top = t->stack.n ? vec_last(&t->stack) : NULL;
 	if (top && top->sp == ev->sp) {
+		/* the tail jump went here, or to a helper function that
+		 * jumped on here (had the helper returned, its exit would
+		 * have closed the frame before this entry) */
 		if (top->tail_pending &&
 		    (!top->tail_target ||
-		     top->tail_target == addr_of(f, ev->func))) {
+		     top->tail_target == addr_of(f, ev->func) ||
+		     is_helper(f, top->tail_target))) {
 			chained = true;
 		} else if (!top->tail_pending && top->func == ev->func) {
 			chained = true;  /* a jump back to its own entry */
@@ -360,7 +373,17 @@ static long find_frame(const struct thread_state *t, uint64_t sp)
 static void on_exit_ev(struct rt_frames *f, struct thread_state *t,
 		    const struct rt_event *ev)
 {
+	long i;
+
 	close_deeper(f, t, ev->sp, ev->ts);
+	if (ev->flags & RT_EVF_HELPER) {
+		/* an untraced function returned: it ends the frame that
+		 * tail-jumped into it, and nothing else */
+		i = find_frame(t, ev->sp);
+		if (i >= 0 && t->stack.v[i].tail_pending)
+			pop_chain(f, t, ev->ts, 0);
+		return;
+	}
 	if (find_frame(t, ev->sp) < 0) {
 		f->sum.unmatched_exits++;
 		return;
@@ -505,6 +528,11 @@ void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr)
 	f->func_addr.v[id] = addr;
 }
 
+void rt_frames_helper(struct rt_frames *f, uint64_t addr)
+{
+	vec_push(&f->helpers, addr);
+}
+
 void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 		      struct rt_analysis_summary *sum)
 {
@@ -534,6 +562,7 @@ void rt_frames_free(struct rt_frames *f)
 	}
 	vec_free(&f->threads);
 	vec_free(&f->func_addr);
+	vec_free(&f->helpers);
 	vec_free(&f->pids);
 	vec_free(&f->info);
 	free(f);
@@ -551,6 +580,8 @@ static void learn_funcs(struct rt_frames *f, struct rt_evlog_reader *r,
 
 		if (fn)
 			rt_frames_func_addr(f, fn->id, fn->addr);
+		if (fn && (fn->flags & RT_FUNC_HELPER))
+			rt_frames_helper(f, fn->addr);
 	}
 }
 

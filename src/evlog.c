@@ -336,7 +336,7 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 static size_t func_row_size(const struct rt_log_func *f)
 {
 	return 4 + FUNC_FIXED + str_size(f->name) + str_size(f->raw) +
-	       str_size(f->module) + str_size(f->file);
+	       str_size(f->module) + str_size(f->file) + 4;
 }
 
 static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
@@ -350,7 +350,9 @@ static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
 	p = put_str(p + 4 + FUNC_FIXED, f->name);
 	p = put_str(p, f->raw);
 	p = put_str(p, f->module);
-	return put_str(p, f->file);
+	p = put_str(p, f->file);
+	put_u32(p, f->flags);
+	return p + 4;
 }
 
 static int write_func_block(struct rt_evlog_writer *w,
@@ -856,6 +858,8 @@ static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 	f->raw = nonnull(cur_str(&row, r));
 	f->module = nonnull(cur_str(&row, r));
 	f->file = cur_str(&row, r);
+	if (!row.why && row.p + 4 <= row.end)
+		f->flags = cur_u32(&row);
 	if (row.why)
 		c->why = row.why;
 	else

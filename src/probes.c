@@ -100,8 +100,10 @@ static int decode_func(const struct rt_symbols *syms, const struct rt_func *fn,
 	return 0;
 }
 
+/* Plans the sites of one function; @mask keeps only some kinds. */
 static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
-		      struct rt_plan_func *pf, rt_insn_vec *insns)
+		      struct rt_plan_func *pf, rt_insn_vec *insns,
+		      unsigned mask)
 {
 	rt_raddr lo = pf->fn->addr + p->bias, hi = lo + pf->fn->size;
 	size_t first = p->probes.n;
@@ -116,6 +118,7 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 
 		if (i == 0)
 			kinds |= RT_PROBE_ENTRY;
+		kinds &= mask;
 		if (!kinds)
 			continue;
 		why = check_site(in);
@@ -127,7 +130,41 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 		}
 		pf->nexit += !!(kinds & RT_PROBE_EXIT);
 		pf->ntail += !!(kinds & RT_PROBE_TAIL);
+		if (pf->helper)
+			kinds |= RT_PROBE_HELPER;
 		add_probe(p, in, pf->id, kinds, lo, hi);
+	}
+}
+
+/*
+ * A selected function that ends with a jump into an untraced function (say
+ * std::thread::sleep) has no return of its own: it ends when that function
+ * returns.  So the untraced targets of direct tail jumps get probes on
+ * their returns, as helpers that count nothing; the analysis closes the
+ * jumping frame at the helper's return with the same stack pointer.
+ */
+static void add_helpers(struct rt_plan *p, const struct rt_symbols *syms,
+			rt_insn_vec *insns, uint32_t next_id, uint8_t *taken)
+{
+	size_t nprobes = p->probes.n;
+
+	for (size_t i = 0; i < nprobes; i++) {
+		const struct rt_insn *in = &p->insns.v[i];
+		struct rt_plan_func *pf;
+		long k;
+
+		if (!(p->probes.v[i].kinds & RT_PROBE_TAIL) || !in->target ||
+		    (in->cls != RT_INSN_JMP && in->cls != RT_INSN_JCC))
+			continue;
+		k = rt_symbols_index_at(syms, in->target - p->bias);
+		if (k < 0 || taken[k])
+			continue;
+		taken[k] = 1;  /* one helper per function */
+		pf = vec_push_zero(&p->funcs);
+		pf->id = next_id++;
+		pf->fn = rt_symbols_func(syms, k);
+		pf->helper = true;
+		plan_func(p, syms, pf, insns, RT_PROBE_EXIT);
 	}
 }
 
@@ -179,6 +216,7 @@ int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
 		rt_raddr bias, uint32_t first_id, struct rt_plan **out)
 {
 	struct rt_plan *p = xcalloc(1, sizeof(*p));
+	uint8_t *taken = xcalloc(rt_symbols_count(syms) + 1, 1);
 	rt_insn_vec insns = { 0 };
 
 	p->refs = 1;
@@ -188,11 +226,15 @@ int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
 
 		pf->id = first_id + i;
 		pf->fn = rt_symbols_func(syms, idx[i]);
-		plan_func(p, syms, pf, &insns);
+		taken[idx[i]] = 1;
+		plan_func(p, syms, pf, &insns, RT_PROBE_ENTRY | RT_PROBE_EXIT |
+						       RT_PROBE_TAIL);
 		if (pf->why)
 			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
 			       rt_refusal_str(pf->why), pf->why_at);
 	}
+	add_helpers(p, syms, &insns, first_id + n, taken);
+	free(taken);
 	vec_free(&insns);
 	sort_probes(p);
 	build_hash(p);

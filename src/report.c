@@ -189,7 +189,7 @@ static void collect_refused(struct rt_report *rep, struct rt_evlog_reader *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct rt_log_func *fn = rt_evlog_func(r, i);
 
-		if (!fn)
+		if (!fn || (fn->flags & RT_FUNC_HELPER))
 			continue;
 		if (!fn->refusal) {
 			rep->nfuncs_probed++;

@@ -200,6 +200,8 @@ int rt_session_list(const struct rt_opts *o)
 	printf("  %-12s %6s %5s %5s  %s\n", "address", "size", "exits",
 	       "tails", "function");
 	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
+		if (rt_plan_func(plan, i)->helper)
+			continue;
 		list_func(rt_plan_func(plan, i));
 		refused += !!rt_plan_func(plan, i)->why;
 	}

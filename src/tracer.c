@@ -59,19 +59,26 @@ static const struct decision D_CONT = { .how = RESUME_CONT };
 
 /* ---- events ------------------------------------------------------------ */
 
-static void emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
-		 uint32_t func, uint64_t sp, uint64_t value, uint64_t ts)
+static void emit_flags(struct rt_tracer *tr, struct rt_thread *th,
+		       uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
+		       uint64_t value, uint64_t ts)
 {
 	struct rt_event ev = {
 		.ts = ts, .sp = sp, .value = value,
 		.tid = th->tid, .pid = th->proc ? th->proc->pid : 0,
-		.func = func, .kind = kind,
+		.func = func, .kind = kind, .flags = flags,
 		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
 	};
 
 	th->stops = 0;
 	if (th->proc && th->proc->record)
 		rt_evlog_append(tr->cfg.log, &ev);
+}
+
+static void emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
+		 uint32_t func, uint64_t sp, uint64_t value, uint64_t ts)
+{
+	emit_flags(tr, th, kind, 0, func, sp, value, ts);
 }
 
 /* What a hit on a tail-jump site means once the thread's next ip is
@@ -197,8 +204,9 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
 	if (pr->kinds & RT_PROBE_EXIT)
-		emit(tr, th, RT_EV_EXIT, pr->func, sp,
-		     rt_arch_retval(&th->regs), ts);
+		emit_flags(tr, th, RT_EV_EXIT,
+			   pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
+			   pr->func, sp, rt_arch_retval(&th->regs), ts);
 	else if (pr->kinds & RT_PROBE_TAIL)
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
 	/* a block went to disk while the thread waited: say how long, so
@@ -244,7 +252,10 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
 			.line = pf->fn->line, .name = pf->fn->name,
 			.raw = pf->fn->raw, .module = rt_symbols_path(img->syms),
 			.file = pf->fn->file,
+			.flags = pf->helper ? RT_FUNC_HELPER : 0,
 		};
+		if (pf->helper)
+			continue;
 		if (pf->why)
 			tr->st.refused++;
 		else
@@ -301,7 +312,7 @@ static int build_image(struct rt_tracer *tr, struct rt_process *p)
 		free(want);
 		err = rt_plan_new(syms, idx, n, bias, tr->next_func_id, &plan);
 		if (!err)
-			tr->next_func_id += n;
+			tr->next_func_id += rt_plan_nfuncs(plan);
 	}
 	free(idx);
 	if (err) {

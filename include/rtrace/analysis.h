@@ -114,6 +114,9 @@ void rt_frames_set_reader(struct rt_frames *f, struct rt_evlog_reader *r);
 /* Tells the machine where function @id starts, so that a tail jump's
  * target can be paired with the callee's entry. */
 void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr);
+/* Tells the machine that @addr is a helper function: untraced, but its
+ * returns are probed, so a tail jump into it is ended by its return. */
+void rt_frames_helper(struct rt_frames *f, uint64_t addr);
 /* Feeds one event. */
 void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev);
 /* Closes every frame still open at time @ts (end of the log) as

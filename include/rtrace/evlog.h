@@ -90,6 +90,17 @@ struct rt_log_func {
 	const char *raw;         /* as in the binary */
 	const char *module;      /* file the function lives in */
 	const char *file;        /* source file, or NULL */
+	uint32_t flags;          /* RT_FUNC_* */
+};
+
+enum rt_func_flags {
+	RT_FUNC_HELPER = 1 << 0,  /* not selected: probed only to end the
+				   * frames that tail-jump into it */
+};
+
+/* Bits of rt_event.flags. */
+enum rt_event_flags {
+	RT_EVF_HELPER = 1 << 0,   /* the exit of a helper function */
 };
 
 /* How the session ended (the end block). */

@@ -22,6 +22,7 @@ enum rt_probe_kind {
 	RT_PROBE_ENTRY = 1 << 0,
 	RT_PROBE_EXIT = 1 << 1,
 	RT_PROBE_TAIL = 1 << 2,  /* a jump that may leave the function */
+	RT_PROBE_HELPER = 1 << 3, /* a return of a helper function */
 };
 
 #define RT_PROBE_TRAP_MAX 4
@@ -42,12 +43,17 @@ struct rt_plan_func {
 	enum rt_refusal why;        /* RT_REFUSE_NONE when probed */
 	rt_raddr why_at;            /* run-time address of the refused site */
 	unsigned nexit, ntail;      /* sites besides the entry */
+	bool helper;                /* not selected: only its returns are
+				     * probed, to end frames that tail-jumped
+				     * into it (after the selected ones) */
 };
 
 struct rt_plan;
 
 /* Finds the sites of the functions @idx[0..n) of @syms, placed at run time
  * with load bias @bias, and assigns them log ids @first_id, @first_id+1...
+ * Helpers (untraced targets of tail jumps) follow with the next ids:
+ * rt_plan_nfuncs() counts both.
  * A function that cannot be probed safely is kept with its reason and gets
  * no probes.  Returns 0 or -errno; free with rt_plan_put(). */
 int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,

@@ -38,6 +38,8 @@ enum { MAIN_FN, PARENT, CHILD, GRAND, F, G, H, NFUNCS };
 
 #define ADDR(id) (0x555500001000ULL + (uint64_t)(id) * 0x100)
 #define UNTRACED 0x555500900000ULL  /* an address no function has */
+#define HELPER 0x555500a00000ULL    /* an untraced function whose returns
+				     * are probed */
 
 static const struct rt_analysis_opts def_opts = { .stop_cost_ns = -1 };
 
@@ -137,6 +139,7 @@ static void run_split(struct run *r, const struct rt_analysis_opts *opts,
 	f = rt_frames_new(opts, cost, T0, sinks, ARRAY_SIZE(sinks));
 	for (uint32_t id = 0; id < NFUNCS; id++)
 		rt_frames_func_addr(f, id, ADDR(id));
+	rt_frames_helper(f, HELPER);
 	for (size_t i = 0; i < n; i++)
 		rt_frames_feed(f, &evs[i]);
 	rt_frames_finish(f, T0 + end, &r->sum);
@@ -1402,5 +1405,62 @@ TEST_CASE(thread_lives_and_creators)
 	TEST_EQ(left(&r, G, 0)->thread, 2);
 	TEST_EQ(left(&r, G, 1)->thread, 3);
 	CHECK_PROF(&r, 2, G, 1, 10, 10);
+	RUN_DONE(&r);
+}
+
+/* The exit of the helper function at HELPER (flagged RT_EVF_HELPER). */
+static struct rt_event helper_exit(uint64_t ts, uint64_t sp)
+{
+	struct rt_event e = ev(ts, RT_EV_EXIT, H, sp, TID, 1);
+
+	e.flags = RT_EVF_HELPER;
+	return e;
+}
+
+/*
+ * F ends with a jump into an untraced helper (think std::thread::sleep);
+ * the helper's return, probed, ends F exactly: no approximate end.  A
+ * helper return with no frame jumping into it changes nothing.
+ */
+TEST_CASE(helper_return_ends_tail_jumper)
+{
+	struct rt_event e[] = {
+		ev(0, RT_EV_ENTRY, PARENT, S0, TID, 1),
+		helper_exit(50, S1),          /* called normally: ignored */
+		ev(100, RT_EV_ENTRY, F, S1, TID, 1),
+		tail(200, F, S1, TID, HELPER),
+		helper_exit(500, S1),
+		ev(600, RT_EV_EXIT, PARENT, S0, TID, 1),
+	};
+	struct run r;
+
+	run(&r, 0, e, ARRAY_SIZE(e), 700);
+	/* F 100..500: 400 total, all its own (the helper is untraced) */
+	CHECK_CALL(left(&r, F, 0), F, 100, 500, 400, 400, 1, 0);
+	/* PARENT 0..600 = 600, self 600 - 400 */
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 0, 600, 600, 200, 0, 0);
+	TEST_EQ(r.sum.unmatched_exits, 0);
+	RUN_DONE(&r);
+}
+
+/*
+ * F jumps into the helper, which jumps on into traced G (an entry at the
+ * same stack pointer before any helper return): G is F's tail callee and
+ * both end at G's return.
+ */
+TEST_CASE(helper_tail_jumps_on_to_traced)
+{
+	struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, F, S1, TID, 1),
+		tail(200, F, S1, TID, HELPER),
+		ev(300, RT_EV_ENTRY, G, S1, TID, 1),
+		ev(400, RT_EV_EXIT, G, S1, TID, 1),
+	};
+	struct run r;
+
+	run(&r, 0, e, ARRAY_SIZE(e), 700);
+	/* G 300..400; F 100..400 = 300, self 300 - 100 */
+	CHECK_CALL(left(&r, G, 0), G, 300, 400, 100, 100, 1, RT_CALL_TAIL);
+	CHECK_CALL(left(&r, F, 0), F, 100, 400, 300, 200, 0, 0);
 	RUN_DONE(&r);
 }
