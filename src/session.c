@@ -108,13 +108,24 @@ static char *crate_list(const struct rt_symbols *syms)
 	return out;
 }
 
-static int check_hits(struct target *t)
+/* A pattern must match in the program, unless the program starts others
+ * (cargo running test binaries) and rtrace follows them: it is matched
+ * again after every exec. */
+static int check_hits(struct target *t, const struct rt_opts *o)
 {
+	bool later = !o->no_follow && rt_symbols_can_exec(t->syms);
+
 	for (size_t i = 0; i < t->include.n; i++) {
 		char *crates;
 
 		if (rt_matcher_hits(t->matcher, i))
 			continue;
+		if (later) {
+			pr_warn("pattern '%s' matches no function in %s; it "
+				"starts other programs: rtrace will match "
+				"in them", t->include.v[i], t->path);
+			continue;
+		}
 		crates = crate_list(t->syms);
 		pr_err("pattern '%s' matches no function in %s; crates in it: "
 		       "%s", t->include.v[i], t->path, crates);
@@ -141,7 +152,7 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 			   o->exclude.n, &t->matcher))
 		return RT_EXIT_USAGE;
 	t->n = rt_select_funcs(t->syms, t->matcher, &t->idx);
-	return check_hits(t);
+	return check_hits(t, o);
 }
 
 static int prepare(struct target *t, const struct rt_opts *o)

@@ -38,6 +38,7 @@ struct rt_symbols {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	bool pie;
+	bool can_exec;      /* imports an exec-family function */
 	rt_raddr entry;
 	VEC(struct rt_func) funcs;
 	VEC(struct text_section) text;
@@ -155,6 +156,23 @@ static void dedup_funcs(struct rt_symbols *s)
 	s->funcs.n = out;
 }
 
+/* Whether @name is a libc function that starts another program. */
+static bool is_exec_import(const char *name)
+{
+	static const char *const names[] = {
+		"execve", "execv", "execvp", "execvpe", "execl", "execlp",
+		"execle", "fexecve", "execveat", "posix_spawn", "posix_spawnp",
+	};
+
+	/* .symtab may spell imports with their version: execvp@GLIBC_2.2.5 */
+	size_t len = strcspn(name, "@");
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strlen(names[i]) == len && strncmp(name, names[i], len) == 0)
+			return true;
+	return false;
+}
+
 static int load_funcs(struct rt_symbols *s)
 {
 	int n = dwfl_module_getsymtab(s->mod);
@@ -165,6 +183,8 @@ static int load_funcs(struct rt_symbols *s)
 		const char *name = dwfl_module_getsym_info(
 			s->mod, i, &sym, &addr, NULL, NULL, NULL);
 
+		if (name && sym.st_shndx == SHN_UNDEF && is_exec_import(name))
+			s->can_exec = true;
 		if (!name || !*name || sym.st_size == 0 ||
 		    sym.st_shndx == SHN_UNDEF ||
 		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
@@ -317,6 +337,11 @@ int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 		}
 	}
 	return -ENOENT;
+}
+
+bool rt_symbols_can_exec(const struct rt_symbols *s)
+{
+	return s->can_exec;
 }
 
 bool rt_symbols_is_pie(const struct rt_symbols *s)

@@ -59,6 +59,10 @@ long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr);
 int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 		    size_t len);
 
+/* Whether the executable imports a function that starts other programs
+ * (execve, posix_spawn...), so that what it runs may be traced instead. */
+bool rt_symbols_can_exec(const struct rt_symbols *s);
+
 /* Whether the executable is position independent (ET_DYN), and its
  * link-time entry point: the load bias is AT_ENTRY minus this. */
 bool rt_symbols_is_pie(const struct rt_symbols *s);
