@@ -158,17 +158,44 @@ static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
 	return rt_plan_calib_addr(plan);
 }
 
+static bool in_calib(const struct rt_thread *th, rt_raddr site)
+{
+	rt_raddr first = rt_plan_calib_addr(th->proc->img->plan);
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	return site >= first && site < first + RT_PLAN_CALIB_STOPS * tlen;
+}
+
+/* Something else happened in the middle of a measurement (a signal, and
+ * the probes its handler hit): the figure would be wrong.  The measuring
+ * stops then count as ordinary ones. */
+static void spoil_calib(struct rt_thread *th)
+{
+	if (th->calib_spoiled)
+		return;
+	th->calib_spoiled = true;
+	th->stops += th->calib_done;
+}
+
 static struct decision on_calib_stop(struct rt_tracer *tr,
 				     struct rt_thread *th)
 {
 	uint64_t ts = now_ns(), spent;
 
-	th->stops--;  /* its cost goes into the delay event */
+	if (!th->calib_spoiled) {
+		th->stops--;  /* its cost goes into the delay event */
+		th->calib_done++;
+	}
 	if (--th->calib_left == 0) {
 		spent = ts - th->calib_start;
-		emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
-		     spent / RT_PLAN_CALIB_STOPS, ts);
-		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
+		if (!th->calib_spoiled) {
+			emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
+			     spent / RT_PLAN_CALIB_STOPS, ts);
+			emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
+		}
+		th->calib_spoiled = false;
+		th->calib_done = 0;
 		rt_arch_set_ip(&th->regs, th->calib_resume);
 	}
 	/* written back even when unchanged: the same work as a real hit */
@@ -182,16 +209,19 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	struct rt_process *p = th->proc;
 	const struct rt_probe *pr = NULL;
 	uint64_t ts, sp, written;
-	rt_raddr ip;
+	rt_raddr ip, site;
 	bool taken;
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
-	if (th->calib_left)
-		return on_calib_stop(tr, th);
+	site = rt_arch_trap_site(&th->regs);
+	if (unlikely(th->calib_left)) {
+		if (in_calib(th, site))
+			return on_calib_stop(tr, th);
+		spoil_calib(th);
+	}
 	if (p && p->img && p->img->plan)
-		pr = rt_plan_lookup(p->img->plan,
-				    rt_arch_trap_site(&th->regs));
+		pr = rt_plan_lookup(p->img->plan, site);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	if (unlikely(!th->comm[0]))
@@ -562,6 +592,8 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	case RT_STOP_SIGNAL:
 		if (th->state == RT_TS_NEW)
 			return on_first_stop(tr, th);
+		if (th->calib_left)
+			spoil_calib(th);
 		return (struct decision){ .how = RESUME_CONT, .sig = w->sig };
 	case RT_STOP_GROUP:
 		return (struct decision){ .how = RESUME_LISTEN };

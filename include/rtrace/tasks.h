@@ -62,6 +62,8 @@ struct rt_thread {
 	uint32_t calib_every;     /* hits between two measurements */
 	uint32_t calib_due;       /* hits left before the next one */
 	uint8_t calib_left;       /* measuring stops still to come */
+	uint8_t calib_done;       /* measuring stops taken out of @stops */
+	bool calib_spoiled;       /* a signal came in the middle */
 	rt_raddr calib_resume;    /* where the thread goes after them */
 	uint64_t calib_start;     /* when the hit before them was seen */
 };
