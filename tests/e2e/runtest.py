@@ -8,18 +8,32 @@ Builds the case's Rust fixture, runs it natively and under `rtrace record`,
 then compares `rtrace report --format json` with the counts the fixture
 printed itself.  Prints one table row per (case, build, check) with
 OK / NG / SKIP and the expected and obtained figures; exits 0 only when no
-row is NG.  Python 3 standard library only.
+row is NG.  Python 3 standard library only (plus binutils' `nm` and
+`objdump` for objdump_expect).
 
 FIXTURES  (DIR/<name>.rs, one std-only file each; crate name = file stem)
 
   Each fixture counts its own calls by construction and prints, on stdout:
-    COUNT <path> <n>                 calls of the functions named <path>
+    COUNT <path> <n>                 calls of the functions named <path>;
+                                     lines of the same path add up (each
+                                     process of a program prints its own)
     COUNTI <name> <n>                calls of one v0-named instance
     TIME <path> <total_ns> <self_ns> per-call total and self times
+    UNWOUND <path> <n>               activations of <path> left by
+                                     unwinding (a panic), not by a return;
+                                     lines of the same path add up
+    TCOUNT <path> <n>                one thread made n calls of <path>: one
+                                     line per thread (order does not matter)
+    PCOUNT <label> <path> <n>        the process <label> (a word naming its
+                                     role: parent, child...) made n calls
+                                     of <path>; PCOUNT lines do not add to
+                                     COUNT (print both)
   <path> may contain spaces (`<traits::Circle as traits::Shape>::area`);
   the numbers are the last fields of the line.
 
-CASE FILES  (cases/t###_name.py: module-level variables, nothing else)
+CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
+             names that start with `_` are the case's own helpers, e.g. a
+             loop bound or a function used to compute an expectation)
 
   fixture         str    stem of the fixture to build (required,
                          except by a bad-input case that uses none)
@@ -34,29 +48,129 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else)
   timeout         int    seconds allowed to each run           120
   expect_fail     dict   makes it a bad-input case (below)     None
   cut_bytes       int    size of {cut_log}                     10
+  repeat          int    run every check of a build N times    1
+                         (rows labelled O3#2 and so on): for
+                         races, e.g. between threads
+  libtest         bool   build with `rustc --test`: a libtest
+                         harness, as `cargo test` runs         False
+  counts          dict   {path: n}: the expected COUNTs, by
+                         construction in the case; replaces
+                         the fixture's COUNT lines (a libtest
+                         binary cannot print its own)          None
+  count_only_process
+                  str    only the process with this PCOUNT
+                         label is recorded (e.g. with
+                         --no-follow): COUNT expectations are
+                         that label's PCOUNT lines, and 0 for
+                         every other path the fixture names    None
+  by_test         dict   {test: {path: n}}: calls per libtest
+                         test, by construction (see below)     None
+  test_threads_compare
+                  bool   libtest: record a second run with
+                         --test-threads=1 and check it too     False
+  objdump_expect  dict   {function: [fact, ...]}: the code
+                         shape the fixture relies on (below)   None
+  expect_exit     int    the exit status of the program, by
+                         construction (checked on the native
+                         run and under rtrace)                 native run's
+  expect_end      str    the report's "end", or a list of    "exited"
+                  /list  the values allowed                    ("interrupted"
+                                                               with interrupt)
+  interrupt       dict   send a signal during the run (below)  None
+  self_counted    bool   the fixture's figures differ from run
+                         to run (it counts what really ran,
+                         e.g. a loop that runs until enough
+                         timer signals came): expectations are
+                         read from the stdout of the run under
+                         rtrace, and stdout is compared with
+                         the native run's with every number
+                         masked                                False
 
 CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
 
   build            rustc --edition 2021 -C opt-level=N -g [-C symbol-mangling-
-                   version=v0]; cached in --build (rebuilt when the source is
-                   newer), written under a temporary name and renamed, so
-                   parallel runners can share the directory
+                   version=v0] [--test]; cached in --build (rebuilt when the
+                   source is newer), written under a temporary name and
+                   renamed, so parallel runners can share the directory
+  objdump ...      objdump_expect, in builds at an opt level other than "0"
+                   (the facts are about LLVM's optimised code); once per
+                   build.  For each function (its demangled name, legacy
+                   form; every symbol of that name must comply, and there
+                   must be one), its bytes from `nm -S` bounds, disassembled
+                   by `objdump -d --no-show-raw-insn`, must show each fact:
+                     "jmp"          an unconditional jmp that leaves the
+                                    function: direct, or through a
+                                    RIP-relative memory slot (a GOT entry,
+                                    resolved with `objdump -R`)
+                     "jmp:GLOB"     one whose target's name matches GLOB
+                     "jcc", "jcc:GLOB"  the same for a conditional jump
+                     "ret"          a ret instruction
+                     "no ret"       no ret instruction at all
+                   An unmet fact is NG: the fixture would not test what its
+                   header claims.
+  then `repeat` times:
   native run       the fixture alone; it must print at least one COUNT line
-  record ...       `rtrace record -o LOG -f GLOB... -- FIXTURE ARGS`: the same
-                   exit status as the native run (128+N for a signal N), the
-                   same stdout byte for byte, the same stderr once lines that
-                   start with "rtrace: " are removed
+                   (unless the case gives counts, or interrupts the run);
+                   with expect_exit, its exit status must be that one.
+                   The expectations below are its lines (with self_counted:
+                   the lines of the run under rtrace)
+  record ...       `rtrace record -o LOG -f GLOB... -- FIXTURE ARGS`: the
+                   exit status of the native run (or expect_exit; 128+N for
+                   a signal N), the same stdout byte for byte, the same
+                   stderr once lines that start with "rtrace: " are removed.
+                   A libtest binary's stdout is compared as a sorted list of
+                   lines with "finished in N.NNs" blanked: parallel tests
+                   finish in any order.  With self_counted, numbers are
+                   masked (every run counts different figures)
   report           `rtrace report --format json LOG` exits 0 with valid JSON;
-                   its exit_status is the native one (when that one exited)
+                   its "end" is expect_end and its "exit_status" the
+                   expected exit status (128+N for a program killed by N)
   COUNT <path>     the sum of "calls" over the report's functions whose name,
-                   in legacy form, is <path> equals n exactly.  Legacy form:
-                   v0 generic arguments `::<...>` removed and `{closure#N}`
+                   in legacy form, is <path> equals n exactly (the sum of the
+                   fixture's COUNT lines for <path>).  Legacy form: v0
+                   generic arguments `::<...>` removed and `{closure#N}`
                    written `{{closure}}`, which leaves legacy names unchanged
   COUNTI <name>    v0 builds only (SKIP in legacy builds): the sum of "calls"
                    over functions named exactly <name> equals n exactly
   TIME <path>      total_ns/calls and self_ns/calls, summed over the
                    functions selected as for COUNT, are within
                    time_tolerance of the fixture's figures
+  UNWOUND <path>   the sum of "unwound" over the same functions equals n
+  TCOUNT <path>    `rtrace report --by thread --format json LOG`: the calls
+                   of <path> per "tid", zeros left out, sorted, equal the
+                   sorted n of the TCOUNT lines (the fixture cannot know its
+                   thread ids; it knows what each thread did)
+  PCOUNT <path>    the same with `--by process` and "pid"
+  by test          with by_test: `rtrace report --by test --format json LOG`
+                   (rows carry "test", the test's name as libtest prints it,
+                   or "(no test)"): for each path, the calls of every listed
+                   test equal by_test's; the calls of all rows, "(no test)"
+                   included, add up to the COUNT total; and no test outside
+                   by_test calls the path
+  --test-threads=1 with test_threads_compare: the record, report, COUNT and
+                   by-test checks again on a run with --test-threads=1
+                   appended to args (libtest runs one test at a time), and
+                   every function's calls equal those of the default run
+
+  by_test example (the counts come from the construction, never from a run):
+      _leaf = lambda i: 3 * i + 1
+      by_test = {"tests::case_%02d" % i: {"mycrate::leaf": _leaf(i)}
+                 for i in range(40)}
+
+INTERRUPTED RUNS (a case with interrupt)
+
+  interrupt = {"signal": "SIGINT", "after": 1.0, "to": "group"}
+  The program runs under rtrace's live mode (`rtrace -o LOG -f GLOB...
+  -- FIXTURE ARGS`, no subcommand: it records, then prints the report on
+  stderr).  After `after` seconds the runner sends `signal` to rtrace's
+  process group ("group": rtrace and the program, as a terminal's ^C does)
+  or to rtrace alone ("rtrace").  The native run gets the same signal
+  after the same time (to the program).  The fixture prints no COUNT lines
+  (it is stopped first).  Checks: exit status (expect_exit, e.g. 130 for
+  SIGINT), stdout unchanged, the report's table header (a line
+  "calls ... function") on stderr, and the log read back by `rtrace report`:
+  its "end" and "exit_status", and at least one call recorded.  The program
+  stderr is not compared (it shares stderr with the report).
 
 BAD-INPUT CASES
 
@@ -81,16 +195,22 @@ BAD-INPUT CASES
     {log}        a real log: `rtrace record` of {fixture} with patterns/args
     {cut_log}    {log} truncated to cut_bytes bytes
 
+ENVIRONMENT
+  Runs have RLIMIT_CORE 0 (no core files from programs killed by a signal).
+
 EXIT STATUS
   0  every row OK or SKIP      1  some row NG      2  usage or setup error
   (a missing rustc or rtrace is a setup error: the run fails loudly)
 """
 
 import argparse
+import collections
 import concurrent.futures
+import fnmatch
 import json
 import os
 import re
+import resource
 import shutil
 import signal
 import subprocess
@@ -110,8 +230,23 @@ DEFAULTS = {
     "timeout": 120,
     "expect_fail": None,
     "cut_bytes": 10,
+    "repeat": 1,
+    "libtest": False,
+    "counts": None,
+    "count_only_process": None,
+    "by_test": None,
+    "test_threads_compare": False,
+    "objdump_expect": None,
+    "expect_exit": None,
+    "expect_end": None,  # "exited", or "interrupted" with interrupt
+    "interrupt": None,
+    "self_counted": False,
 }
 KNOWN_VARS = set(DEFAULTS) | {"fixture"}
+INTERRUPT_TARGETS = ("group", "rtrace")
+OBJDUMP_FACT = re.compile(r"^(ret|no ret|(jmp|jcc)(:.+)?)$")
+# The header line of rtrace's text table: "     calls       total ... function"
+TABLE_HEADER = re.compile(rb"^\s*calls\s.*\bfunction\s*$", re.MULTILINE)
 
 
 # ---- the table ----------------------------------------------------------
@@ -124,7 +259,7 @@ class Table:
 
     def row(self, case, build, check, result, expected="", got="", detail=None):
         self.counts[result] += 1
-        line = "%-22s %-6s %-52s %-4s  %-20s %s" % (
+        line = "%-22s %-8s %-50s %-4s  %-20s %s" % (
             case, build, check, result, _clip(expected), _clip(got))
         print(line.rstrip(), flush=True)
         if detail and result == "NG":
@@ -132,7 +267,7 @@ class Table:
                 print("    | " + d, flush=True)
 
     def header(self):
-        print("%-22s %-6s %-52s %-4s  %-20s %s" % (
+        print("%-22s %-8s %-50s %-4s  %-20s %s" % (
             "case", "build", "check", "res", "expected", "got"))
         print("-" * 120)
 
@@ -159,7 +294,7 @@ def load_case(path):
         code = compile(f.read(), path, "exec")
     exec(code, scope)  # noqa: S102 - case files are ours
     case = {k: v for k, v in scope.items()
-            if not k.startswith("__") and not callable(v)}
+            if not k.startswith("_") and not callable(v)}
     unknown = set(case) - KNOWN_VARS
     if unknown:
         raise ValueError("%s: unknown variable(s) %s" % (path, ", ".join(sorted(unknown))))
@@ -170,16 +305,42 @@ def load_case(path):
         raise ValueError("%s: no 'fixture'" % path)
     if case["patterns"] is None:
         case["patterns"] = [case["fixture"] + "::*"] if case["fixture"] else []
+    if case["interrupt"]:
+        case["interrupt"] = check_interrupt(path, case["interrupt"])
+    if case["expect_end"] is None:
+        case["expect_end"] = "interrupted" if case["interrupt"] else "exited"
+    if isinstance(case["expect_end"], str):
+        case["expect_end"] = [case["expect_end"]]
+    for fn, facts in (case["objdump_expect"] or {}).items():
+        bad = [f for f in facts if not OBJDUMP_FACT.match(f)]
+        if bad:
+            raise ValueError("%s: objdump_expect %s: unknown fact(s) %s" % (path, fn, bad))
     case["name"] = os.path.splitext(os.path.basename(path))[0]
     return case
+
+
+def check_interrupt(path, it):
+    """{"signal": "SIGINT", "after": 1.0, "to": "group"} -> checked copy,
+    with the signal as a signal.Signals."""
+    try:
+        sig = signal.Signals[it["signal"]] if isinstance(it["signal"], str) \
+            else signal.Signals(it["signal"])
+        after = float(it.get("after", 1.0))
+        to = it.get("to", "group")
+    except (KeyError, ValueError, TypeError) as e:
+        raise ValueError("%s: bad interrupt %r (%s)" % (path, it, e))
+    if to not in INTERRUPT_TARGETS:
+        raise ValueError("%s: interrupt 'to' must be one of %s" % (path, INTERRUPT_TARGETS))
+    return {"signal": sig, "after": after, "to": to}
 
 
 # ---- building fixtures --------------------------------------------------
 
 class Build:
-    def __init__(self, opt, v0):
+    def __init__(self, opt, v0, libtest=False):
         self.opt = opt
         self.v0 = v0
+        self.libtest = libtest
         self.label = "O%s%s" % (opt, "-v0" if v0 else "")
         self.exe = None
         self.error = None
@@ -188,7 +349,7 @@ class Build:
 def build_fixture(opts, fixture, b):
     """Compiles fixture for build b (cached); sets b.exe or b.error."""
     src = os.path.join(opts.fixtures, fixture + ".rs")
-    out = os.path.join(opts.build, "%s-%s" % (fixture, b.label))
+    out = os.path.join(opts.build, "%s-%s%s" % (fixture, b.label, "-test" if b.libtest else ""))
     if not os.path.exists(src):
         b.error = "no such fixture: %s" % src
         return
@@ -198,8 +359,9 @@ def build_fixture(opts, fixture, b):
     tmpdir = tempfile.mkdtemp(prefix=".%s-%s." % (fixture, b.label), dir=opts.build)
     try:
         tmp_out = os.path.join(tmpdir, fixture)
-        cmd = [opts.rustc, "--edition", "2021", "--crate-name", fixture,
-               "--crate-type", "bin", "-C", "opt-level=" + b.opt, "-g"]
+        cmd = [opts.rustc, "--edition", "2021", "--crate-name", fixture]
+        cmd += ["--test"] if b.libtest else ["--crate-type", "bin"]
+        cmd += ["-C", "opt-level=" + b.opt, "-g"]
         if b.v0:
             cmd += ["-C", "symbol-mangling-version=v0"]
         cmd += ["-o", tmp_out, src]
@@ -222,9 +384,11 @@ def build_all(opts, fixture, builds):
 # ---- running programs ---------------------------------------------------
 
 class Run:
-    def __init__(self, cmd, rc, out, err, secs, timed_out=False, failed=None):
+    def __init__(self, cmd, rc, out, err, secs, timed_out=False, failed=None,
+                 signalled=False):
         self.cmd, self.rc, self.out, self.err = cmd, rc, out, err
         self.secs, self.timed_out, self.failed = secs, timed_out, failed
+        self.signalled = signalled  # the interrupt was sent
 
     def status(self):
         """Exit status as a shell reports it: 128+N when killed by signal N."""
@@ -261,9 +425,22 @@ def _on_termination(signum, frame):
     sys.exit(128 + signum)
 
 
-def run(cmd, cwd, timeout):
+def _send(pid, it):
+    """Sends the interrupt: to pid's process group (pid leads it) or to pid."""
+    try:
+        if it["to"] == "group":
+            os.killpg(pid, it["signal"])
+        else:
+            os.kill(pid, it["signal"])
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def run(cmd, cwd, timeout, interrupt=None):
     """Runs cmd in a process group of its own (rtrace, its tracee and the
-    tracee's children), so that a timeout can kill all of them."""
+    tracee's children), so that a timeout can kill all of them.  With
+    interrupt, sends its signal after its delay (if cmd still runs)."""
     global _running
     t0 = time.monotonic()
     try:
@@ -273,25 +450,38 @@ def run(cmd, cwd, timeout):
     except OSError as e:
         return Run(cmd, 127, b"", b"", 0.0, failed=str(e))
     _running = p.pid
+    sent = False
     try:
-        out, err = p.communicate(timeout=timeout)
-        return Run(cmd, p.returncode, out, err, time.monotonic() - t0)
+        if interrupt:
+            try:
+                out, err = p.communicate(timeout=interrupt["after"])
+                return Run(cmd, p.returncode, out, err, time.monotonic() - t0)
+            except subprocess.TimeoutExpired:
+                sent = _send(p.pid, interrupt)
+        out, err = p.communicate(timeout=max(1.0, timeout - (time.monotonic() - t0)))
+        return Run(cmd, p.returncode, out, err, time.monotonic() - t0, signalled=sent)
     except subprocess.TimeoutExpired:
         _kill_group(p.pid)
         out, err = p.communicate()
-        return Run(cmd, p.returncode, out, err, time.monotonic() - t0, True)
+        return Run(cmd, p.returncode, out, err, time.monotonic() - t0, True, signalled=sent)
     finally:
         _running = None
 
 
-def record_cmd(opts, case, exe, log):
-    cmd = [opts.rtrace, "record", "-o", log]
+def selection_options(case):
+    cmd = []
     for g in case["patterns"]:
         cmd += ["-f", g]
     for g in case["exclude"]:
         cmd += ["--exclude", g]
-    cmd += list(case["record_options"]) + ["--", exe] + list(case["args"])
-    return cmd
+    return cmd + list(case["record_options"])
+
+
+def record_cmd(opts, case, exe, log, extra_args=()):
+    """`rtrace record`; with interrupt, the live mode (no subcommand)."""
+    cmd = [opts.rtrace] + ([] if case["interrupt"] else ["record"]) + ["-o", log]
+    cmd += selection_options(case)
+    return cmd + ["--", exe] + list(case["args"]) + list(extra_args)
 
 
 def run_detail(r):
@@ -301,18 +491,72 @@ def run_detail(r):
 
 # ---- what the fixture says ----------------------------------------------
 
+class Expect:
+    """The fixture's lines, by kind; paths in order of first appearance."""
+
+    def __init__(self):
+        self.count = collections.OrderedDict()    # path -> n (summed)
+        self.counti = []                          # (name, n)
+        self.time = []                            # (path, total, self)
+        self.unwound = collections.OrderedDict()  # path -> n (summed)
+        self.tcount = collections.OrderedDict()   # path -> [n per thread]
+        self.pcount = []                          # (label, path, n)
+
+    def empty(self):
+        return not (self.count or self.counti or self.time or self.unwound
+                    or self.tcount or self.pcount)
+
+
+LINE_KINDS = {  # kind -> (leading words before the path, trailing numbers)
+    "COUNT": (0, 1), "COUNTI": (0, 1), "TIME": (0, 2),
+    "UNWOUND": (0, 1), "TCOUNT": (0, 1), "PCOUNT": (1, 1),
+}
+
+
 def parse_expectations(stdout):
-    """COUNT/COUNTI/TIME lines -> lists of (kind, path, numbers)."""
-    exp = []
+    """The fixture's COUNT/COUNTI/TIME/UNWOUND/TCOUNT/PCOUNT lines."""
+    exp = Expect()
     for line in _text(stdout).splitlines():
         f = line.split()
-        if not f or f[0] not in ("COUNT", "COUNTI", "TIME"):
+        if not f or f[0] not in LINE_KINDS:
             continue
-        nnum = 2 if f[0] == "TIME" else 1
-        if len(f) < 2 + nnum:
+        nlead, nnum = LINE_KINDS[f[0]]
+        if len(f) < 2 + nlead + nnum:
             raise ValueError("malformed line: %r" % line)
-        path = " ".join(f[1:-nnum])
-        exp.append((f[0], path, [int(x) for x in f[-nnum:]]))
+        lead = f[1:1 + nlead]
+        path = " ".join(f[1 + nlead:-nnum])
+        try:
+            nums = [int(x) for x in f[-nnum:]]
+        except ValueError:
+            raise ValueError("malformed line: %r" % line)
+        if f[0] == "COUNT":
+            exp.count[path] = exp.count.get(path, 0) + nums[0]
+        elif f[0] == "COUNTI":
+            exp.counti.append((path, nums[0]))
+        elif f[0] == "TIME":
+            exp.time.append((path, nums[0], nums[1]))
+        elif f[0] == "UNWOUND":
+            exp.unwound[path] = exp.unwound.get(path, 0) + nums[0]
+        elif f[0] == "TCOUNT":
+            exp.tcount.setdefault(path, []).append(nums[0])
+        else:
+            exp.pcount.append((lead[0], path, nums[0]))
+    return exp
+
+
+def apply_case_counts(case, exp):
+    """The case's own statements about counts: `counts` replaces the COUNT
+    lines; `count_only_process` keeps one process's PCOUNT lines."""
+    if case["counts"] is not None:
+        exp.count = collections.OrderedDict(case["counts"])
+    label = case["count_only_process"]
+    if label is not None:
+        paths = list(exp.count) + [p for _, p, _ in exp.pcount]
+        only = [(l, p, n) for l, p, n in exp.pcount if l == label]
+        exp.count = collections.OrderedDict((p, 0) for p in paths)
+        for _, p, n in only:
+            exp.count[p] += n
+        exp.pcount = only
     return exp
 
 
@@ -343,11 +587,153 @@ def select(report, path, exact):
     return [f for f in report.get("functions", []) if key(f.get("name", "")) == path]
 
 
+def calls_of(fns, key="calls"):
+    return sum(int(f.get(key, 0)) for f in fns)
+
+
 def not_probed_reason(report, path, exact):
     key = (lambda n: n) if exact else legacy_form
     why = [np.get("reason", "?") for np in report.get("not_probed", [])
            if key(np.get("name", "")) == path]
     return ("; not probed: " + "; ".join(sorted(set(why)))) if why else ""
+
+
+def normalize_libtest(out):
+    """libtest's stdout, comparable between runs: lines sorted (parallel
+    tests finish in any order), the run time blanked."""
+    lines = re.sub(rb"finished in [0-9.]+s", b"finished in <t>s", out).splitlines()
+    return b"\n".join(sorted(lines))
+
+
+# ---- code shape (objdump_expect) ----------------------------------------
+
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+(.*?)\s*$")
+PREFIXES = {"notrack", "bnd", "rep", "repz", "repe", "repnz", "repne", "lock",
+            "ds", "cs", "data16", "addr32"}
+
+
+def text_symbols(exe):
+    """{legacy-form name: [(start, size)]} and {start: [names]} from nm."""
+    p = subprocess.run(["nm", "-S", "-C", "--defined-only", exe],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise SetupError("nm failed: " + _text(p.stderr))
+    by_name, by_addr = {}, {}
+    for line in _text(p.stdout).splitlines():
+        m = re.match(r"^([0-9a-f]+) ([0-9a-f]+) ([tTwW]) (.*)$", line)
+        if not m:
+            continue
+        start, size, name = int(m.group(1), 16), int(m.group(2), 16), m.group(4)
+        by_name.setdefault(legacy_form(name), []).append((start, size))
+        by_addr.setdefault(start, []).append(legacy_form(name))
+    return by_name, by_addr
+
+
+def got_slots(exe):
+    """{slot address: target name or address} from the dynamic relocations:
+    R_X86_64_RELATIVE slots hold an address, GLOB_DAT/JUMP_SLOT a symbol."""
+    p = subprocess.run(["objdump", "-R", "-C", exe],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    slots = {}
+    for line in _text(p.stdout).splitlines():
+        m = re.match(r"^([0-9a-f]+)\s+(R_\S+)\s+(.*)$", line)
+        if not m:
+            continue
+        slot, value = int(m.group(1), 16), m.group(3).strip()
+        a = re.match(r"^\*ABS\*\+0x([0-9a-f]+)$", value)
+        slots[slot] = int(a.group(1), 16) if a else re.sub(r"@.*$", "", value)
+    return slots
+
+
+def disassemble(exe, start, size):
+    """[(address, mnemonic, operands)] of [start, start + size)."""
+    p = subprocess.run(["objdump", "-d", "--no-show-raw-insn", "-C",
+                        "--start-address=0x%x" % start,
+                        "--stop-address=0x%x" % (start + size), exe],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        raise SetupError("objdump failed: " + _text(p.stderr))
+    insns = []
+    for line in _text(p.stdout).splitlines():
+        m = INSN.match(line)
+        if not m:
+            continue
+        words = m.group(2).split(None, 1)
+        while len(words) > 1 and words[0] in PREFIXES:
+            words = words[1].split(None, 1)
+        insns.append((int(m.group(1), 16), words[0], words[1] if len(words) > 1 else ""))
+    return insns
+
+
+def jump_target(operands, slots, by_addr):
+    """(address or None, name) of a jump's target; None when unknown."""
+    m = re.match(r"^([0-9a-f]+) <(.*)>$", operands)
+    if m:
+        addr = int(m.group(1), 16)
+        return addr, (by_addr.get(addr) or [re.sub(r"\+0x[0-9a-f]+$", "", m.group(2))])[0]
+    m = re.match(r"^\*0x[0-9a-f]+\(%rip\)\s+# ([0-9a-f]+)", operands)
+    if m and int(m.group(1), 16) in slots:
+        t = slots[int(m.group(1), 16)]
+        if isinstance(t, int):
+            return t, (by_addr.get(t) or ["0x%x" % t])[0]
+        return None, legacy_form(t)  # a symbol of another module
+    return None, None
+
+
+def shape_facts(insns, start, size, slots, by_addr):
+    """What the code does: [("jmp"|"jcc", target name)] for the jumps that
+    leave the function, and its number of ret instructions."""
+    leaves, rets = [], 0
+    for _, mn, ops in insns:
+        if mn in ("ret", "retq", "retn"):
+            rets += 1
+            continue
+        if not mn.startswith("j"):
+            continue
+        kind = "jmp" if mn in ("jmp", "jmpq") else "jcc"
+        addr, name = jump_target(ops, slots, by_addr)
+        if name is None:
+            continue  # through a register: a jump table, target unknown
+        if addr is None or not start <= addr < start + size:
+            leaves.append((kind, name))
+    return leaves, rets
+
+
+def fact_holds(fact, leaves, rets):
+    if fact == "ret":
+        return rets > 0
+    if fact == "no ret":
+        return rets == 0
+    kind, _, glob = fact.partition(":")
+    return any(k == kind and (not glob or fnmatch.fnmatchcase(n, glob))
+               for k, n in leaves)
+
+
+def check_objdump(case, b, table):
+    name, lab = case["name"], b.label
+    try:
+        by_name, by_addr = text_symbols(b.exe)
+        slots = got_slots(b.exe)
+    except (SetupError, OSError) as e:
+        table.row(name, lab, "objdump: read symbols", "NG", detail=str(e))
+        return
+    for fn, facts in case["objdump_expect"].items():
+        syms = by_name.get(fn, [])
+        if not syms:
+            table.row(name, lab, "objdump %s" % fn, "NG", "a symbol", "no such function")
+            continue
+        try:
+            shapes = [shape_facts(disassemble(b.exe, start, size), start, size,
+                                  slots, by_addr) for start, size in syms]
+        except (SetupError, OSError) as e:
+            table.row(name, lab, "objdump %s" % fn, "NG", detail=str(e))
+            continue
+        seen = "; ".join(", ".join(["%s %s" % l for l in leaves] + ["%d ret" % rets])
+                         for leaves, rets in shapes)
+        for fact in facts:
+            ok = all(fact_holds(fact, leaves, rets) for leaves, rets in shapes)
+            table.row(name, lab, "objdump %s: %s" % (fn, fact), "OK" if ok else "NG",
+                      fact, seen)
 
 
 # ---- a normal case ------------------------------------------------------
@@ -358,118 +744,286 @@ def check_build(opts, case, b, table):
         table.row(name, lab, "build", "NG", detail=b.error)
         return
     table.row(name, lab, "build", "OK", got=os.path.basename(b.exe))
-    tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s-%s." % (name, lab))
-    try:
-        check_runs(opts, case, b, tmp, table)
-    finally:
-        if opts.keep:
-            print("    (kept %s)" % tmp)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+    if case["objdump_expect"] and b.opt != "0":
+        check_objdump(case, b, table)
+    for i in range(case["repeat"]):
+        rlab = lab if case["repeat"] == 1 else "%s#%d" % (lab, i + 1)
+        tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s-%s." % (name, lab))
+        try:
+            check_runs(opts, case, b, rlab, tmp, table)
+        finally:
+            if opts.keep:
+                print("    (kept %s)" % tmp)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check_runs(opts, case, b, tmp, table):
-    name, lab, to = case["name"], b.label, case["timeout"]
-    native = run([b.exe] + list(case["args"]), tmp, to)
-    try:
-        exp = parse_expectations(native.out)
-    except ValueError as e:
-        exp, bad = [], str(e)
-    else:
-        bad = None if exp else "no COUNT lines on stdout"
-    if native.timed_out or bad:
-        table.row(name, lab, "native run", "NG", "COUNT lines",
-                  native.describe() if native.timed_out else bad,
-                  detail=run_detail(native))
+class Ctx:
+    """What the checks of one run share: the case, the build, the row label."""
+
+    def __init__(self, opts, case, b, lab, tmp, table):
+        self.opts, self.case, self.b, self.lab = opts, case, b, lab
+        self.tmp, self.table = tmp, table
+
+    def row(self, check, result, expected="", got="", detail=None):
+        self.table.row(self.case["name"], self.lab, check, result, expected, got, detail)
+
+
+def check_runs(opts, case, b, lab, tmp, table):
+    cx = Ctx(opts, case, b, lab, tmp, table)
+    native = run([b.exe] + list(case["args"]), tmp, case["timeout"], case["interrupt"])
+    exp = native_expectations(cx, native)
+    if exp is None:
         return
-    table.row(name, lab, "native run", "OK", got="%s, %d lines, %.2f s" % (
-        native.describe(), len(exp), native.secs))
+    want_exit = case["expect_exit"] if case["expect_exit"] is not None else native.status()
+    report = check_recorded(cx, native, exp, want_exit, [], "")
+    if case["test_threads_compare"]:
+        other = check_recorded(cx, native, exp, want_exit, ["--test-threads=1"],
+                               "--test-threads=1: ")
+        compare_reports(cx, report, other, "--test-threads=1: same calls as the default run")
 
-    log = os.path.join(tmp, "run.rtrace")
-    rec = run(record_cmd(opts, case, b.exe, log), tmp, to)
-    ok = not (rec.timed_out or rec.failed) and rec.status() == native.status()
-    table.row(name, lab, "record: exit status", "OK" if ok else "NG",
-              native.describe(), rec.describe(), detail=run_detail(rec))
-    same = rec.out == native.out
-    table.row(name, lab, "record: program stdout unchanged", "OK" if same else "NG",
-              "%d bytes" % len(native.out), "%d bytes" % len(rec.out),
-              detail=first_difference(native.out, rec.out))
+
+def native_expectations(cx, native):
+    """Checks the native run; returns its Expect, or None (row NG)."""
+    case = cx.case
+    try:
+        exp = apply_case_counts(case, parse_expectations(native.out))
+    except ValueError as e:
+        exp, bad = None, str(e)
+    else:
+        needed = not (case["interrupt"] or case["counts"] is not None)
+        bad = "no COUNT lines on stdout" if needed and exp.empty() else None
+    if native.timed_out or native.failed or bad:
+        cx.row("native run", "NG", "COUNT lines",
+               native.describe() if native.timed_out or native.failed else bad,
+               detail=run_detail(native))
+        return None
+    cx.row("native run", "OK", got="%s, %d expectations, %.2f s" % (
+        native.describe(), len(exp.count) + len(exp.counti) + len(exp.time)
+        + len(exp.unwound) + len(exp.tcount) + len(exp.pcount), native.secs))
+    if case["expect_exit"] is not None:
+        ok = native.status() == case["expect_exit"]
+        cx.row("native: exit status (by construction)", "OK" if ok else "NG",
+               case["expect_exit"], "%d (%s)" % (native.status(), native.describe()),
+               detail=run_detail(native))
+    if case["interrupt"] and not native.signalled:
+        cx.row("native: interrupted", "NG", "still running after %.1f s"
+               % case["interrupt"]["after"], "ended before", detail=run_detail(native))
+    return exp
+
+
+def check_recorded(cx, native, exp, want_exit, extra_args, tag):
+    """One run under rtrace and every check of its log; returns the report."""
+    case = cx.case
+    log = os.path.join(cx.tmp, "run%s.rtrace" % ("-" + str(len(extra_args)) if extra_args else ""))
+    rec = run(record_cmd(cx.opts, case, cx.b.exe, log, extra_args), cx.tmp,
+              case["timeout"], case["interrupt"])
+    ok = not (rec.timed_out or rec.failed) and rec.status() == want_exit
+    cx.row(tag + "record: exit status", "OK" if ok else "NG",
+           want_exit, "%d (%s)" % (rec.status(), rec.describe()), detail=run_detail(rec))
+    if case["interrupt"] and not rec.signalled:
+        cx.row(tag + "record: interrupted", "NG", "still running after %.1f s"
+               % case["interrupt"]["after"], "ended before", detail=run_detail(rec))
+    check_outputs(cx, native, rec, tag)
+    if case["self_counted"]:
+        exp = traced_expectations(cx, rec, tag)
+    report = get_report(cx, log, [], tag)
+    if report is None:
+        return None
+    check_ending(cx, report, want_exit, tag)
+    check_counts(cx, report, exp, tag)
+    if exp.tcount:
+        check_split(cx, log, "thread", "tid", exp.tcount, tag)
+    if exp.pcount:
+        per = collections.OrderedDict()
+        for _, path, n in exp.pcount:
+            per.setdefault(path, []).append(n)
+        check_split(cx, log, "process", "pid", per, tag)
+    if case["by_test"] is not None:
+        check_by_test(cx, log, exp, tag)
+    return report
+
+
+def traced_expectations(cx, rec, tag):
+    """self_counted: the lines that the program printed under rtrace."""
+    try:
+        exp = apply_case_counts(cx.case, parse_expectations(rec.out))
+        bad = "no COUNT lines on stdout" if exp.empty() else None
+    except ValueError as e:
+        exp, bad = Expect(), str(e)
+    cx.row(tag + "record: the program's own counts", "NG" if bad else "OK",
+           "COUNT lines", bad or "%d lines" % len(exp.count), detail=_text(rec.out[-2000:]))
+    return exp
+
+
+def check_outputs(cx, native, rec, tag):
+    """The program's stdout and stderr are the same with and without rtrace."""
+    a, b = native.out, rec.out
+    if cx.case["libtest"]:
+        a, b = normalize_libtest(a), normalize_libtest(b)
+    if cx.case["self_counted"]:
+        a, b = re.sub(rb"[0-9]+", b"<n>", a), re.sub(rb"[0-9]+", b"<n>", b)
+    cx.row(tag + "record: program stdout unchanged", "OK" if a == b else "NG",
+           "%d bytes" % len(native.out), "%d bytes" % len(rec.out),
+           detail=first_difference(a, b))
+    if cx.case["interrupt"]:
+        # live mode: the report shares stderr with the program
+        ok = TABLE_HEADER.search(rec.err) is not None
+        cx.row(tag + "live: report table on stderr", "OK" if ok else "NG",
+               '"calls ... function"', "found" if ok else "not found",
+               detail=run_detail(rec))
+        return
     err = b"".join(l for l in rec.err.splitlines(keepends=True)
                    if not l.startswith(RTRACE_PREFIX))
     same = err == native.err
-    table.row(name, lab, "record: program stderr unchanged", "OK" if same else "NG",
-              "%d bytes" % len(native.err), "%d bytes" % len(err),
-              detail=first_difference(native.err, err) + "\n" + run_detail(rec))
-
-    report = get_report(opts, case, b, log, tmp, table)
-    if report is None:
-        for kind, path, _ in exp:
-            table.row(name, lab, "%s %s" % (kind, path), "NG", got="no report")
-        return
-    if native.rc >= 0:
-        got = (report.get("end"), report.get("exit_status"))
-        ok = got == ("exited", native.rc)
-        table.row(name, lab, "report: end, exit_status", "OK" if ok else "NG",
-                  "exited %d" % native.rc, "%s %s" % got)
-    for kind, path, nums in exp:
-        if kind == "COUNT":
-            check_count(case, b, report, path, nums[0], False, table)
-        elif kind == "COUNTI":
-            if b.v0:
-                check_count(case, b, report, path, nums[0], True, table)
-            else:
-                table.row(name, lab, "COUNTI " + path, "SKIP", nums[0],
-                          "legacy mangling: instances share a name")
-        else:
-            check_time(case, b, report, path, nums, table)
+    cx.row(tag + "record: program stderr unchanged", "OK" if same else "NG",
+           "%d bytes" % len(native.err), "%d bytes" % len(err),
+           detail=first_difference(native.err, err) + "\n" + run_detail(rec))
 
 
-def get_report(opts, case, b, log, tmp, table):
-    name, lab = case["name"], b.label
-    rep = run([opts.rtrace, "report", "--format", "json", log], tmp, case["timeout"])
+def get_report(cx, log, options, tag):
+    """`rtrace report [options] --format json LOG`, parsed; None (row NG)."""
+    rep = run([cx.opts.rtrace, "report"] + options + ["--format", "json", log],
+              cx.tmp, cx.case["timeout"])
+    check = tag + "report%s: json" % "".join(" " + o for o in options)
     if rep.rc != 0:
-        table.row(name, lab, "report: json", "NG", "exit 0", rep.describe(),
-                  detail=run_detail(rep))
+        cx.row(check, "NG", "exit 0", rep.describe(), detail=run_detail(rep))
         return None
     try:
         report = json.loads(_text(rep.out))
         if not isinstance(report, dict) or not isinstance(report.get("functions"), list):
             raise ValueError("no \"functions\" array")
     except ValueError as e:
-        table.row(name, lab, "report: json", "NG", "valid JSON", str(e),
-                  detail=_text(rep.out[:2000]))
+        cx.row(check, "NG", "valid JSON", str(e), detail=_text(rep.out[:2000]))
         return None
-    table.row(name, lab, "report: json", "OK", got="%d functions, %s events" % (
+    cx.row(check, "OK", got="%d rows, %s events" % (
         len(report["functions"]), report.get("events", "?")))
     return report
 
 
-def check_count(case, b, report, path, want, exact, table):
+def check_ending(cx, report, want_exit, tag):
+    got = (report.get("end"), report.get("exit_status"))
+    ok = got[0] in cx.case["expect_end"] and got[1] == want_exit
+    cx.row(tag + "report: end, exit_status", "OK" if ok else "NG",
+           "%s %d" % ("|".join(cx.case["expect_end"]), want_exit), "%s %s" % got)
+    if cx.case["interrupt"]:
+        n = int(report.get("calls", 0))
+        cx.row(tag + "report: calls recorded before the signal", "OK" if n > 0 else "NG",
+               "> 0", n)
+
+
+def check_counts(cx, report, exp, tag):
+    for path, n in exp.count.items():
+        check_count(cx, report, path, n, False, tag)
+    for name, n in exp.counti:
+        if cx.b.v0:
+            check_count(cx, report, name, n, True, tag)
+        else:
+            cx.row(tag + "COUNTI " + name, "SKIP", n,
+                   "legacy mangling: instances share a name")
+    for path, total, self_ns in exp.time:
+        check_time(cx, report, path, (total, self_ns), tag)
+    for path, n in exp.unwound.items():
+        got = calls_of(select(report, path, False), "unwound")
+        cx.row(tag + "UNWOUND " + path, "OK" if got == n else "NG", n, got)
+
+
+def check_count(cx, report, path, want, exact, tag):
     fns = select(report, path, exact)
-    got = sum(int(f.get("calls", 0)) for f in fns)
+    got = calls_of(fns)
     res = "OK" if got == want else "NG"
     note = ""
     if res == "NG":
         note = " (%d entries)" % len(fns) + not_probed_reason(report, path, exact)
-    table.row(case["name"], b.label, "%s %s" % ("COUNTI" if exact else "COUNT", path),
-              res, want, "%d%s" % (got, note))
+    cx.row(tag + "%s %s" % ("COUNTI" if exact else "COUNT", path),
+           res, want, "%d%s" % (got, note))
 
 
-def check_time(case, b, report, path, nums, table):
+def check_time(cx, report, path, nums, tag):
     fns = select(report, path, False)
-    calls = sum(int(f.get("calls", 0)) for f in fns)
-    tol = case["time_tolerance"]
+    calls = calls_of(fns)
+    tol = cx.case["time_tolerance"]
     for what, key, want in (("total", "total_ns", nums[0]), ("self", "self_ns", nums[1])):
-        check = "TIME %s %s/call" % (path, what)
+        check = tag + "TIME %s %s/call" % (path, what)
         exp = "%d ±%g%%" % (want, tol * 100)
         if calls == 0:
-            table.row(case["name"], b.label, check, "NG", exp,
-                      "no calls" + not_probed_reason(report, path, False))
+            cx.row(check, "NG", exp, "no calls" + not_probed_reason(report, path, False))
             continue
         got = sum(int(f.get(key, 0)) for f in fns) / calls
         err = (got - want) / want if want else float("inf")
         res = "OK" if abs(err) <= tol else "NG"
-        table.row(case["name"], b.label, check, res, exp, "%.0f (%+.1f%%)" % (got, err * 100))
+        cx.row(check, res, exp, "%.0f (%+.1f%%)" % (got, err * 100))
+
+
+def per_key(report, path, key):
+    """{key value: calls of path} over a split report's rows."""
+    out = collections.Counter()
+    for f in select(report, path, False):
+        out[f.get(key)] += int(f.get("calls", 0))
+    return out
+
+
+def check_split(cx, log, by, key, want, tag):
+    """TCOUNT/PCOUNT: per-thread or per-process calls as multisets."""
+    report = get_report(cx, log, ["--by", by], tag)
+    kind = "TCOUNT" if by == "thread" else "PCOUNT"
+    for path, ns in want.items():
+        if report is None:
+            cx.row(tag + "%s %s" % (kind, path), "NG", got="no report")
+            continue
+        missing = [f for f in report["functions"] if key not in f]
+        split = per_key(report, path, key)
+        got = sorted(n for n in split.values() if n)
+        exp = sorted(n for n in ns if n)
+        ok = got == exp and not missing
+        note = " (rows without \"%s\")" % key if missing else ""
+        cx.row(tag + "%s %s (per %s)" % (kind, path, by), "OK" if ok else "NG",
+               exp, "%s%s" % (got, note))
+
+
+def check_by_test(cx, log, exp, tag):
+    """by_test: per-test calls, their sum, and no calls outside the tests."""
+    want = cx.case["by_test"]
+    report = get_report(cx, log, ["--by", "test"], tag)
+    paths = []
+    for t in want.values():
+        paths += [p for p in t if p not in paths]
+    for path in paths:
+        if report is None:
+            cx.row(tag + "by test: " + path, "NG", got="no report")
+            continue
+        split = per_key(report, path, "test")
+        bad = ["%s: want %d, got %d" % (t, c.get(path, 0), split.get(t, 0))
+               for t, c in sorted(want.items()) if split.get(t, 0) != c.get(path, 0)]
+        ntests = sum(1 for c in want.values() if c.get(path, 0))
+        cx.row(tag + "by test: %s, per test" % path, "NG" if bad else "OK",
+               "%d tests as constructed" % ntests,
+               "%d differ" % len(bad) if bad else "all equal", detail="\n".join(bad))
+        stray = {t: n for t, n in split.items() if t not in want and n}
+        cx.row(tag + "by test: %s, no other test" % path, "NG" if stray else "OK",
+               "none", ", ".join("%s: %d" % kv for kv in sorted(stray.items(), key=str))
+               or "none")
+        total = sum(split.values())
+        want_total = exp.count.get(path, sum(c.get(path, 0) for c in want.values()))
+        cx.row(tag + "by test: %s, sum of rows" % path,
+               "OK" if total == want_total else "NG", want_total, total)
+
+
+def compare_reports(cx, a, b, check):
+    """Every function's calls are the same in two reports of one program."""
+    if a is None or b is None:
+        cx.row(check, "NG", got="no report")
+        return
+    ca = collections.Counter()
+    cb = collections.Counter()
+    for f in a["functions"]:
+        ca[f.get("name")] += int(f.get("calls", 0))
+    for f in b["functions"]:
+        cb[f.get("name")] += int(f.get("calls", 0))
+    diff = ["%s: %d vs %d" % (n, ca[n], cb[n]) for n in sorted(set(ca) | set(cb))
+            if ca[n] != cb[n]]
+    cx.row(check, "NG" if diff else "OK", "%d functions" % len(ca),
+           "%d differ" % len(diff) if diff else "all equal", detail="\n".join(diff))
 
 
 def first_difference(a, b):
@@ -483,7 +1037,8 @@ def first_difference(a, b):
 
 
 def run_normal(opts, case, table):
-    builds = [Build(o, v0) for v0 in ([False, True] if case["v0"] else [False])
+    builds = [Build(o, v0, case["libtest"])
+              for v0 in ([False, True] if case["v0"] else [False])
               for o in case["opt_levels"]]
     build_all(opts, case["fixture"], builds)
     for b in builds:
@@ -670,6 +1225,8 @@ def parse_args():
 def main():
     signal.signal(signal.SIGTERM, _on_termination)
     signal.signal(signal.SIGINT, _on_termination)
+    # Programs killed by a signal on purpose leave no core file behind.
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
     opts = parse_args()
     cases = []
     for path in opts.cases:
