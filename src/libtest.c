@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Test names of libtest harnesses, from their symbols. */
+/*
+ * Test names of libtest harnesses.  A test's name is its function's path
+ * without the crate ("tests::parses_numbers"); the candidates are the paths
+ * of the harness crate's functions (generic instances and closures aside).
+ * A thread name of fewer than 15 bytes must equal a candidate; a name of
+ * 15 bytes was cut by the kernel and must begin one.
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +20,8 @@
 #define COMM_LEN 15
 
 struct rt_libtest {
-	VEC(char *) names;   /* candidate test names, crate dropped */
+	char *crate;
+	VEC(char *) names;   /* candidate test names, sorted, unique */
 };
 
 static bool is_harness(const struct rt_symbols *syms)
@@ -26,50 +33,47 @@ static bool is_harness(const struct rt_symbols *syms)
 	return false;
 }
 
-/* "krate::tests::f::{{closure}}" -> "tests::f" when krate is @crate. */
-static char *candidate(const char *name, const char *crate)
+/* The path of @name inside @crate, when it is a plain function there. */
+static const char *inner_path(const char *name, const char *crate)
 {
-	static const char *const suffixes[] = { "::{{closure}}",
-						"::{closure#0}" };
-	size_t len = strlen(name), clen = strlen(crate);
+	size_t clen = strlen(crate);
 
 	if (strncmp(name, crate, clen) != 0 || strncmp(name + clen, "::", 2))
 		return NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
-		size_t slen = strlen(suffixes[i]);
+	name += clen + 2;
+	return strpbrk(name, "{<") ? NULL : name;
+}
 
-		size_t tlen = len - slen - clen - 2;
-
-		/* the test function itself is not a closure or a generic */
-		if (len > clen + 2 + slen &&
-		    strcmp(name + len - slen, suffixes[i]) == 0 &&
-		    !memchr(name + clen + 2, '{', tlen) &&
-		    !memchr(name + clen + 2, '<', tlen))
-			return xstrndup(name + clen + 2, tlen);
-	}
-	return NULL;
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 struct rt_libtest *rt_libtest_new(const struct rt_symbols *syms)
 {
 	struct rt_libtest *lt;
 	char *crate;
+	size_t out = 0;
 
-	if (!is_harness(syms))
-		return NULL;
-	crate = rt_symbols_main_crate(syms);
-	if (!crate)
+	if (!is_harness(syms) || !(crate = rt_symbols_main_crate(syms)))
 		return NULL;
 	lt = xcalloc(1, sizeof(*lt));
+	lt->crate = crate;
 	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
-		char *c = candidate(rt_symbols_func(syms, i)->name, crate);
+		const char *p = inner_path(rt_symbols_func(syms, i)->name, crate);
 
-		if (c)
-			vec_push(&lt->names, c);
+		if (p && strcmp(p, "main") != 0)
+			vec_push(&lt->names, xstrdup(p));
 	}
-	pr_dbg("%s: libtest harness, %zu candidate tests", crate,
-	       lt->names.n);
-	free(crate);
+	qsort(lt->names.v, lt->names.n, sizeof(char *), cmp_str);
+	for (size_t i = 0; i < lt->names.n; i++) {
+		if (out && strcmp(lt->names.v[out - 1], lt->names.v[i]) == 0)
+			free(lt->names.v[i]);
+		else
+			lt->names.v[out++] = lt->names.v[i];
+	}
+	lt->names.n = out;
+	pr_dbg("%s: libtest harness, %zu candidate tests", crate, out);
 	return lt;
 }
 
@@ -80,25 +84,66 @@ void rt_libtest_free(struct rt_libtest *lt)
 	vec_for_each(&lt->names, n)
 		free(*n);
 	vec_free(&lt->names);
+	free(lt->crate);
 	free(lt);
 }
 
-const char *rt_libtest_name(const struct rt_libtest *lt, const char *comm)
+static bool fits(const char *name, const char *comm, size_t len)
+{
+	return len < COMM_LEN ? strcmp(name, comm) == 0
+			      : strncmp(name, comm, len) == 0;
+}
+
+const char *rt_libtest_name(const struct rt_libtest *lt, const char *comm,
+			    bool *ambiguous)
 {
 	size_t len = strlen(comm);
 	const char *found = NULL;
 
+	*ambiguous = false;
 	if (!lt || !len)
 		return NULL;
 	vec_for_each(&lt->names, n) {
-		bool fits = len < COMM_LEN ? strcmp(*n, comm) == 0
-					  : strncmp(*n, comm, len) == 0;
-
-		if (!fits)
+		if (!fits(*n, comm, len))
 			continue;
-		if (found && strcmp(found, *n) != 0)
-			return NULL;  /* two tests share the first 15 bytes */
+		if (found) {
+			*ambiguous = true;  /* two share the first 15 bytes */
+			return NULL;
+		}
 		found = *n;
 	}
+	return found;
+}
+
+/* @func without the suffix of the closure libtest calls a test through:
+ * the test's closure may be the first thing on its thread's stack. */
+static char *without_closure(const char *func)
+{
+	static const char *const suffixes[] = { "::{{closure}}",
+						"::{closure#0}" };
+	size_t len = strlen(func);
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t slen = strlen(suffixes[i]);
+
+		if (len > slen && strcmp(func + len - slen, suffixes[i]) == 0)
+			return xstrndup(func, len - slen);
+	}
+	return xstrdup(func);
+}
+
+const char *rt_libtest_fit(const struct rt_libtest *lt, const char *comm,
+			   const char *func)
+{
+	char *name = lt ? without_closure(func) : NULL;
+	const char *p = name ? inner_path(name, lt->crate) : NULL;
+	const char *found = NULL;
+
+	if (p && fits(p, comm, strlen(comm))) {
+		vec_for_each(&lt->names, n)
+			if (strcmp(*n, p) == 0)
+				found = *n;
+	}
+	free(name);
 	return found;
 }

@@ -212,28 +212,49 @@ static void build_hash(struct rt_plan *p)
 	}
 }
 
-int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
-		rt_raddr bias, uint32_t first_id, struct rt_plan **out)
+/* Functions whose entries are watched without being counted (to name a
+ * libtest thread after the test it runs). */
+static void add_watched(struct rt_plan *p, const struct rt_symbols *syms,
+			const struct rt_plan_request *req, rt_insn_vec *insns,
+			uint8_t *taken)
+{
+	for (size_t i = 0; i < req->nwatch; i++) {
+		struct rt_plan_func *pf;
+
+		if (taken[req->watch[i]])
+			continue;
+		taken[req->watch[i]] = 1;
+		pf = vec_push_zero(&p->funcs);
+		pf->id = req->first_id + p->funcs.n - 1;
+		pf->fn = rt_symbols_func(syms, req->watch[i]);
+		pf->helper = true;
+		plan_func(p, syms, pf, insns, RT_PROBE_ENTRY);
+	}
+}
+
+int rt_plan_new(const struct rt_symbols *syms,
+		const struct rt_plan_request *req, struct rt_plan **out)
 {
 	struct rt_plan *p = xcalloc(1, sizeof(*p));
 	uint8_t *taken = xcalloc(rt_symbols_count(syms) + 1, 1);
 	rt_insn_vec insns = { 0 };
 
 	p->refs = 1;
-	p->bias = bias;
-	for (size_t i = 0; i < n; i++) {
+	p->bias = req->bias;
+	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 
-		pf->id = first_id + i;
-		pf->fn = rt_symbols_func(syms, idx[i]);
-		taken[idx[i]] = 1;
+		pf->id = req->first_id + i;
+		pf->fn = rt_symbols_func(syms, req->idx[i]);
+		taken[req->idx[i]] = 1;
 		plan_func(p, syms, pf, &insns, RT_PROBE_ENTRY | RT_PROBE_EXIT |
 						       RT_PROBE_TAIL);
 		if (pf->why)
 			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
 			       rt_refusal_str(pf->why), pf->why_at);
 	}
-	add_helpers(p, syms, &insns, first_id + n, taken);
+	add_helpers(p, syms, &insns, req->first_id + p->funcs.n, taken);
+	add_watched(p, syms, req, &insns, taken);
 	free(taken);
 	vec_free(&insns);
 	sort_probes(p);

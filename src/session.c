@@ -204,7 +204,8 @@ int rt_session_list(const struct rt_opts *o)
 		want[t.idx[i]] = true;
 	rt_symbols_load_lines(t.syms, want);
 	free(want);
-	rt_plan_new(t.syms, t.idx, t.n, 0, 0, &plan);
+	rt_plan_new(t.syms, &(struct rt_plan_request){ .idx = t.idx, .n = t.n },
+		    &plan);
 	printf("%zu of %zu functions in %s selected by %s%s:\n", t.n,
 	       rt_symbols_count(t.syms), t.path, t.include.v[0],
 	       t.include.n > 1 ? " and more" : "");

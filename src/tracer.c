@@ -25,6 +25,7 @@
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
 #include "rtrace/tracer.h"
+#include "rtrace/unwind.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
@@ -103,14 +104,49 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 	emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
+#define NAMING_DEPTH 64
+
+/*
+ * Two tests share the 15 bytes the kernel kept of the thread's name: the
+ * test function is on the thread's stack (libtest called it, and it called
+ * what was hit), so unwind and look.  The thread is stopped on a breakpoint
+ * it has just executed; the unwinder must see the breakpoint's own address,
+ * or it would read the unwind rules of the next instruction.  Once per
+ * thread.
+ */
+static const char *test_on_stack(struct rt_thread *th, const char *comm)
+{
+	struct rt_process *p = th->proc;
+	struct rt_regs at_site = th->regs;
+	rt_raddr pcs[NAMING_DEPTH];
+	const char *test = NULL;
+	size_t n;
+
+	if (!p->unwinder)
+		p->unwinder = rt_unwinder_new(p->pid, p->mem);
+	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
+	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NAMING_DEPTH);
+	for (size_t i = 0; i < n && !test; i++) {
+		/* a return address belongs to the call before it */
+		rt_raddr pc = pcs[i] - (i ? 1 : 0) - p->img->bias;
+		const struct rt_func *fn = rt_symbols_lookup(p->img->syms, pc);
+
+		if (fn)
+			test = rt_libtest_fit(p->img->tests, comm, fn->name);
+	}
+	return test;
+}
+
 /* Records the thread's name when it is new or changed: at its first hit
  * (std names a thread before running its closure, so the name is there
  * before any traced call) and at its exit.  A libtest thread gets the full
  * name of its test, which the kernel's 15 bytes cut short. */
-static void name_thread(struct rt_tracer *tr, struct rt_thread *th)
+static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
+			bool stopped_on_hit)
 {
 	const struct rt_image *img = th->proc ? th->proc->img : NULL;
-	const char *test;
+	const char *test = NULL;
+	bool ambiguous = false;
 	char path[96], *comm;
 
 	if (!th->proc || !th->proc->record)
@@ -122,11 +158,13 @@ static void name_thread(struct rt_tracer *tr, struct rt_thread *th)
 	comm[strcspn(comm, "\n")] = '\0';
 	if (strcmp(comm, th->comm) != 0) {
 		snprintf(th->comm, sizeof(th->comm), "%s", comm);
-		test = img && th->tid != th->proc->pid ?
-			       rt_libtest_name(img->tests, comm) : NULL;
+		if (img && img->tests && th->tid != th->proc->pid)
+			test = rt_libtest_name(img->tests, comm, &ambiguous);
+		if (ambiguous && stopped_on_hit)
+			test = test_on_stack(th, comm);
 		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
 				      test ? test : comm,
-				      test ? RT_THREAD_TEST : 0);
+				      test || ambiguous ? RT_THREAD_TEST : 0);
 	}
 	free(comm);
 }
@@ -225,7 +263,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	if (unlikely(!th->comm[0]))
-		name_thread(tr, th);
+		name_thread(tr, th, true);
 	ts = now_ns();
 	tr->st.hits++;
 	written = rt_evlog_write_ns(tr->cfg.log);
@@ -340,7 +378,10 @@ static int build_image(struct rt_tracer *tr, struct rt_process *p)
 			want[idx[i]] = true;
 		rt_symbols_load_lines(syms, want);
 		free(want);
-		err = rt_plan_new(syms, idx, n, bias, tr->next_func_id, &plan);
+		err = rt_plan_new(syms, &(struct rt_plan_request){
+					  .idx = idx, .n = n, .bias = bias,
+					  .first_id = tr->next_func_id },
+				  &plan);
 		if (!err)
 			tr->next_func_id += rt_plan_nfuncs(plan);
 	}
@@ -369,6 +410,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	rt_image_put(p->img);
 	p->img = NULL;
+	rt_unwinder_free(p->unwinder);
+	p->unwinder = NULL;
 	/* a /proc/PID/mem descriptor stays bound to the address space it was
 	 * opened on; after exec that space is gone */
 	rt_mem_close(p->mem);
@@ -473,7 +516,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	 * panic unwound (above it) and which were still running (below) */
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
-	name_thread(tr, th);
+	name_thread(tr, th, false);
 	emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;

@@ -126,3 +126,19 @@ const uint8_t *rt_arch_ret_code(size_t *len)
 	*len = sizeof(ret_code);
 	return ret_code;
 }
+
+size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out, size_t max)
+{
+	/* the x86-64 psABI's DWARF numbering: 16 is the return address
+	 * column, which holds the instruction pointer of the first frame */
+	const uint64_t regs[] = {
+		r->r.rax, r->r.rdx, r->r.rcx, r->r.rbx, r->r.rsi, r->r.rdi,
+		r->r.rbp, r->r.rsp, r->r.r8, r->r.r9, r->r.r10, r->r.r11,
+		r->r.r12, r->r.r13, r->r.r14, r->r.r15, r->r.rip,
+	};
+	size_t n = MIN(max, ARRAY_SIZE(regs));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = regs[i];
+	return n;
+}

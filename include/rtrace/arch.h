@@ -44,6 +44,11 @@ uint64_t rt_arch_arg(const struct rt_regs *r, unsigned n);
 /* Thread pointer (TLS base) of the thread. */
 uint64_t rt_arch_thread_pointer(const struct rt_regs *r);
 
+/* The registers in DWARF numbering, from register 0 up, as libdw's
+ * unwinder wants them; returns how many were written (at most @max). */
+size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out,
+			  size_t max);
+
 /* Name of register argument @n for printing ("rdi"...); static string. */
 const char *rt_arch_arg_name(unsigned n);
 

@@ -3,12 +3,14 @@
  * Knowledge of Rust test binaries.  libtest runs each test on a thread it
  * names after the test ("tests::parses_numbers"), but the kernel keeps only
  * 15 bytes of a thread's name.  The full name is recovered from the symbols:
- * every #[test] function F has a closure F::{{closure}} that libtest calls,
- * and exactly one of them, once the crate is dropped from its path, starts
- * with the truncated name.
+ * a test's name is its function's path without the crate, so the one
+ * function of the harness crate whose path starts with the kept bytes is
+ * the test.  When several do, the thread's stack tells (see tracer.c).
  */
 #ifndef RTRACE_LIBTEST_H
 #define RTRACE_LIBTEST_H
+
+#include <stdbool.h>
 
 #include "rtrace/symbols.h"
 
@@ -22,7 +24,14 @@ struct rt_libtest *rt_libtest_new(const struct rt_symbols *syms);
 void rt_libtest_free(struct rt_libtest *lt);
 
 /* The full name of the test a thread called @comm runs, or NULL when no
- * test (or more than one) fits; valid until rt_libtest_free(). */
-const char *rt_libtest_name(const struct rt_libtest *lt, const char *comm);
+ * test fits, or more than one (then *ambiguous is set); valid until
+ * rt_libtest_free(). */
+const char *rt_libtest_name(const struct rt_libtest *lt, const char *comm,
+			    bool *ambiguous);
+
+/* The test name of function @func (demangled) when it is one of those
+ * that fit thread name @comm, else NULL; valid until rt_libtest_free(). */
+const char *rt_libtest_fit(const struct rt_libtest *lt, const char *comm,
+			   const char *func);
 
 #endif

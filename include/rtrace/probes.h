@@ -45,19 +45,31 @@ struct rt_plan_func {
 	unsigned nexit, ntail;      /* sites besides the entry */
 	bool helper;                /* not selected: only its returns are
 				     * probed, to end frames that tail-jumped
-				     * into it (after the selected ones) */
+				     * into it, or only its entry, watched
+				     * (after the selected ones) */
 };
 
 struct rt_plan;
 
-/* Finds the sites of the functions @idx[0..n) of @syms, placed at run time
- * with load bias @bias, and assigns them log ids @first_id, @first_id+1...
- * Helpers (untraced targets of tail jumps) follow with the next ids:
- * rt_plan_nfuncs() counts both.
- * A function that cannot be probed safely is kept with its reason and gets
+/* What to probe in one image. */
+struct rt_plan_request {
+	const size_t *idx;      /* selected functions (symbol indexes) */
+	size_t n;
+	const size_t *watch;    /* functions whose entry alone is probed,
+				 * uncounted; may be NULL */
+	size_t nwatch;
+	rt_raddr bias;          /* load bias at run time */
+	uint32_t first_id;      /* log id of the first function */
+};
+
+/* Finds the sites of the selected functions of @syms and gives them log
+ * ids first_id, first_id+1...  Helpers follow with the next ids: the
+ * untraced targets of tail jumps (returns probed) and the watched
+ * functions (entries probed); rt_plan_nfuncs() counts them all.  A
+ * function that cannot be probed safely is kept with its reason and gets
  * no probes.  Returns 0 or -errno; free with rt_plan_put(). */
-int rt_plan_new(const struct rt_symbols *syms, const size_t *idx, size_t n,
-		rt_raddr bias, uint32_t first_id, struct rt_plan **out);
+int rt_plan_new(const struct rt_symbols *syms,
+		const struct rt_plan_request *req, struct rt_plan **out);
 
 /* Takes one more reference (a forked child shares its parent's image). */
 struct rt_plan *rt_plan_get(struct rt_plan *p);

@@ -17,6 +17,7 @@
 #include "rtrace/probes.h"
 #include "rtrace/symbols.h"
 #include "rtrace/tracee.h"
+#include "rtrace/unwind.h"
 
 enum rt_thread_state {
 	RT_TS_NEW,        /* known, waiting for its first stop or its
@@ -41,6 +42,7 @@ struct rt_process {
 	pid_t pid, ppid;
 	struct rt_mem *mem;
 	struct rt_image *img;     /* NULL before the first exec is handled */
+	struct rt_unwinder *unwinder; /* made on first use */
 	unsigned nthreads;
 	bool record;              /* events of this process go to the log */
 	bool detach_at_exec;      /* a --no-follow vfork child */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Call stacks of stopped threads, unwound by libdw from the unwind tables
+ * (.eh_frame, .debug_frame) of the traced program and its libraries.
+ */
+#ifndef RTRACE_UNWIND_H
+#define RTRACE_UNWIND_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/raddr.h"
+#include "rtrace/tracee.h"
+
+struct rt_unwinder;
+
+/* An unwinder for the threads of process @pid, read through @mem (which
+ * must outlive it); it knows the modules mapped when it was made.  NULL
+ * when it cannot be made.  Free with rt_unwinder_free(). */
+struct rt_unwinder *rt_unwinder_new(pid_t pid, struct rt_mem *mem);
+
+/* Frees the unwinder; accepts NULL. */
+void rt_unwinder_free(struct rt_unwinder *u);
+
+/* Unwinds stopped thread @tid whose registers are @regs: pcs[0] gets
+ * their instruction pointer, pcs[1...] the return addresses of the callers,
+ * up to @max entries.  Returns how many were found (0 when none). */
+size_t rt_unwind(struct rt_unwinder *u, pid_t tid, const struct rt_regs *regs,
+		 rt_raddr *pcs, size_t max);
+
+#endif
