@@ -328,6 +328,30 @@ static bool is_helper(const struct rt_frames *f, uint64_t addr)
 	return false;
 }
 
+/* A log of entries only (--count, --coverage): each entry is a call with
+ * no time and no known caller. */
+static void count_entry(struct rt_frames *f, struct thread_state *t,
+			const struct rt_event *ev)
+{
+	struct rt_call c = {
+		.func = ev->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
+		.outermost = true, .stack = &ev->func,
+		.start = timeline(f, t, ev->ts),
+	};
+
+	c.end = c.start;
+	f->sum.calls++;
+	f->info.v[t->seq - 1].calls++;
+	if (!t->named)
+		refresh_name(f, t);
+	for (size_t i = 0; i < f->nsinks; i++) {
+		if (f->sinks[i].enter)
+			f->sinks[i].enter(f->sinks[i].ctx, &c);
+		if (f->sinks[i].leave)
+			f->sinks[i].leave(f->sinks[i].ctx, &c);
+	}
+}
+
 static void on_entry(struct rt_frames *f, struct thread_state *t,
 		     const struct rt_event *ev)
 {
@@ -458,7 +482,10 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	note_pid(f, ev->pid);
 	switch (ev->kind) {
 	case RT_EV_ENTRY:
-		on_entry(f, t, ev);
+		if (f->opts.count_only)
+			count_entry(f, t, ev);
+		else
+			on_entry(f, t, ev);
 		break;
 	case RT_EV_EXIT:
 		on_exit_ev(f, t, ev);
@@ -590,6 +617,7 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	       struct rt_analysis_summary *sum)
 {
 	const struct rt_log_info *info = rt_evlog_info(r);
+	struct rt_analysis_opts o = { .stop_cost_ns = -1 };
 	const struct rt_log_end *end;
 	struct rt_frames *f;
 	struct rt_event ev;
@@ -599,7 +627,11 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 
 	if (err)
 		return err;
-	f = rt_frames_new(opts, info->stop_cost_ns, info->start_ns, sinks,
+	if (opts)
+		o = *opts;
+	if (info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
+		o.count_only = true;
+	f = rt_frames_new(&o, info->stop_cost_ns, info->start_ns, sinks,
 			  nsinks);
 	rt_frames_set_curve(f, &info->cost);
 	rt_frames_set_reader(f, r);

@@ -25,6 +25,9 @@ enum long_only {
 	OPT_REPORT_FILE,
 	OPT_COLOR,
 	OPT_DEBUG,
+	OPT_COUNT,
+	OPT_COVERAGE,
+	OPT_STATS,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +36,9 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "no-follow", no_argument, NULL, OPT_NO_FOLLOW },
+	{ "count", no_argument, NULL, OPT_COUNT },
+	{ "coverage", no_argument, NULL, OPT_COVERAGE },
+	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -80,6 +86,12 @@ static const char help_text[] =
 "  -o, --output=FILE    write the log to FILE (default rtrace.data)\n"
 "      --no-follow      do not record forked children or the programs\n"
 "                       started by exec; they run untraced\n"
+"      --count          count calls only: a breakpoint on entries, none on\n"
+"                       returns; half the stops, exact counts, no times\n"
+"      --coverage       which selected functions run at all: each\n"
+"                       breakpoint is taken out at its first hit, so the\n"
+"                       program soon runs at native speed\n"
+"      --stats          print the stops and rtrace's system calls per hit\n"
 "\n"
 "Reporting (report, and the live report):\n"
 "      --format=FMT     text (default), json or csv\n"
@@ -197,6 +209,9 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case 'h': o->cmd = RT_CMD_HELP; break;
 	case 'V': o->cmd = RT_CMD_VERSION; break;
 	case OPT_NO_FOLLOW: o->no_follow = true; break;
+	case OPT_COUNT: o->count_only = true; break;
+	case OPT_COVERAGE: o->coverage = true; break;
+	case OPT_STATS: o->stats = true; break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
 	case OPT_REPORT_FILE: o->report_path = arg; break;
@@ -225,6 +240,8 @@ static int parse_command(int argc, char **argv, struct rt_opts *o)
 
 static int check_operands(struct rt_opts *o)
 {
+	if (o->count_only && o->coverage)
+		return bad("%s", "--count and --coverage exclude each other");
 	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION)
 		return 0;
 	if (o->cmd == RT_CMD_REPORT) {

@@ -239,6 +239,10 @@ int rt_plan_new(const struct rt_symbols *syms,
 	uint8_t *taken = xcalloc(rt_symbols_count(syms) + 1, 1);
 	rt_insn_vec insns = { 0 };
 
+	unsigned kinds = req->kinds ? req->kinds : RT_PROBE_ENTRY |
+							   RT_PROBE_EXIT |
+							   RT_PROBE_TAIL;
+
 	p->refs = 1;
 	p->bias = req->bias;
 	for (size_t i = 0; i < req->n; i++) {
@@ -247,8 +251,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 		pf->id = req->first_id + i;
 		pf->fn = rt_symbols_func(syms, req->idx[i]);
 		taken[req->idx[i]] = 1;
-		plan_func(p, syms, pf, &insns, RT_PROBE_ENTRY | RT_PROBE_EXIT |
-						       RT_PROBE_TAIL);
+		plan_func(p, syms, pf, &insns, kinds);
 		if (pf->why)
 			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
 			       rt_refusal_str(pf->why), pf->why_at);
@@ -381,6 +384,11 @@ size_t rt_plan_nprobes(const struct rt_plan *p)
 const struct rt_probe *rt_plan_probe(const struct rt_plan *p, size_t i)
 {
 	return &p->probes.v[i];
+}
+
+size_t rt_plan_probe_index(const struct rt_plan *p, const struct rt_probe *pr)
+{
+	return pr - p->probes.v;
 }
 
 const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr)

@@ -181,11 +181,23 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 	rep->nrows = o->limit > 0 && (size_t)o->limit < k ? (size_t)o->limit : k;
 }
 
-static void collect_refused(struct rt_report *rep, struct rt_evlog_reader *r)
+static bool was_called(const struct rt_profile *prof, uint32_t id)
+{
+	for (size_t i = 0; i < rt_profile_nrows(prof); i++)
+		if (rt_profile_row(prof, i)->func == id)
+			return true;
+	return false;
+}
+
+/* The selected functions that could not be probed, and those probed that
+ * were never called. */
+static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
+			   const struct rt_profile *prof)
 {
 	size_t n = rt_evlog_nfuncs(r);
 
 	rep->refused = xcalloc(n + 1, sizeof(*rep->refused));
+	rep->uncalled = xcalloc(n + 1, sizeof(*rep->uncalled));
 	for (size_t i = 0; i < n; i++) {
 		const struct rt_log_func *fn = rt_evlog_func(r, i);
 
@@ -193,6 +205,8 @@ static void collect_refused(struct rt_report *rep, struct rt_evlog_reader *r)
 			continue;
 		if (!fn->refusal) {
 			rep->nfuncs_probed++;
+			if (!was_called(prof, fn->id))
+				rep->uncalled[rep->nuncalled++] = fn->name;
 			continue;
 		}
 		rep->refused[rep->nrefused++] = (struct rt_report_refused){
@@ -224,8 +238,11 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	rep->by = o->by;
 	if (rep->by == RT_BY_AUTO)
 		rep->by = rep->sum.processes > 1 ? RT_BY_PROCESS : RT_BY_NONE;
+	rep->mode = rep->info->flags & RT_LOG_COVERAGE ? RT_REPORT_COVERAGE :
+		    rep->info->flags & RT_LOG_COUNT_ONLY ? RT_REPORT_COUNT :
+							   RT_REPORT_TIMES;
 	build_rows(rep, r, prof, o);
-	collect_refused(rep, r);
+	collect_unused(rep, r, prof);
 	rt_profile_free(prof);
 	*out = rep;
 	return 0;
@@ -237,6 +254,7 @@ void rt_report_free(struct rt_report *rep)
 		return;
 	free(rep->rows);
 	free(rep->refused);
+	free(rep->uncalled);
 	free(rep->tests);
 	rt_analysis_summary_release(&rep->sum);
 	free(rep);

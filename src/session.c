@@ -281,6 +281,8 @@ static int open_log(const struct rt_opts *o, const struct rt_stop_cost *cost,
 	struct rt_log_info info = {
 		.start_ns = now_ns(), .stop_cost_ns = cost->cost_ns[0],
 		.cost = *cost, .pid = pid,
+		.flags = (o->count_only ? RT_LOG_COUNT_ONLY : 0) |
+			 (o->coverage ? RT_LOG_COVERAGE : 0),
 		.cmdline = cmd, .cwd = cwd, .host = host,
 		.version = RTRACE_VERSION,
 	};
@@ -302,15 +304,20 @@ struct run_result {
 	bool ended;       /* it did end */
 	bool failed;      /* rtrace lost control */
 	struct rt_tracer_stats st;
+	uint64_t syscalls;  /* made while tracing */
+	uint64_t ns;        /* time spent tracing */
 };
 
 static void trace_loop(struct rt_tracer *tr, struct run_result *res)
 {
+	uint64_t sys0 = rt_syscalls, t0 = now_ns();
 	enum rt_step_result r;
 
 	do {
 		r = rt_tracer_step(tr);
 	} while (r == RT_STEP_CONTINUE);
+	res->syscalls = rt_syscalls - sys0;
+	res->ns = now_ns() - t0;
 	res->failed = r == RT_STEP_FAILED;
 	res->ended = rt_tracer_exit_status(tr, &res->status);
 	rt_tracer_stats(tr, &res->st);
@@ -323,6 +330,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 {
 	struct rt_tracer_config cfg = {
 		.matcher = t->matcher, .follow = !o->no_follow,
+		.count_only = o->count_only, .coverage = o->coverage,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
 		.first_n = t->n,
 	};
@@ -373,6 +381,23 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 			(unsigned long long)res->st.refused);
 }
 
+/* --stats: what the tracing cost, per probe hit. */
+static void print_stats(const struct run_result *res, uint64_t events)
+{
+	char h[32], s[32], sc[32], d[32];
+	double hits = res->st.hits ? (double)res->st.hits : 1;
+
+	fprintf(stderr, "rtrace: stats: %s probe hits, %s ptrace stops "
+		"(%.3f per hit), %s system calls (%.2f per hit), %s events\n",
+		rt_fmt_count(h, sizeof(h), res->st.hits),
+		rt_fmt_count(s, sizeof(s), res->st.stops),
+		res->st.stops / hits, rt_fmt_count(sc, sizeof(sc), res->syscalls),
+		res->syscalls / hits, rt_fmt_count(d, sizeof(d), events));
+	fprintf(stderr, "rtrace: stats: %s tracing, %.2f µs per stop\n",
+		rt_fmt_duration(d, sizeof(d), res->ns),
+		res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
+}
+
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 		      uint64_t *events)
 {
@@ -402,7 +427,9 @@ int rt_session_record(const struct rt_opts *o)
 	interrupts = 0;
 	if (code)
 		goto out;
-	rt_calibrate_stop_cost(&cost);
+	memset(&cost, 0, sizeof(cost));
+	if (!o->count_only && !o->coverage)
+		rt_calibrate_stop_cost(&cost);
 	code = launch_and_trace(&t, o, &cost, &w, &res);
 	if (w)
 		finish_log(w, &res, &events);
@@ -410,6 +437,8 @@ int rt_session_record(const struct rt_opts *o)
 		goto out;
 	code = res.ended ? rt_waitstatus_shell_code(res.status) : RT_EXIT_TRACE;
 	print_summary(o, &t, &res, events);
+	if (o->stats)
+		print_stats(&res, events);
 	if (o->cmd == RT_CMD_RUN)
 		report_log(o, o->log_path, NULL);
 out:

@@ -153,6 +153,7 @@ struct rt_process *rt_tasks_process(struct rt_tasks *t, pid_t pid)
 static void free_process(struct rt_process *p)
 {
 	rt_mem_close(p->mem);
+	free(p->removed);
 	rt_unwinder_free(p->unwinder);
 	rt_image_put(p->img);
 	free(p);

@@ -23,6 +23,7 @@ static int checked(long r, const char *what, pid_t tid)
 {
 	int err;
 
+	rt_syscalls++;
 	if (r != -1)
 		return 0;
 	err = -errno;
@@ -150,6 +151,7 @@ static int mem_io(struct rt_mem *m, rt_raddr addr, char *buf, size_t len,
 		ssize_t r = write ? pwrite(m->fd, buf, len, (off_t)addr)
 				  : pread(m->fd, buf, len, (off_t)addr);
 
+		rt_syscalls++;
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)

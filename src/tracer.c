@@ -240,6 +240,37 @@ static struct decision on_calib_stop(struct rt_tracer *tr,
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
+/* ---- coverage: each probe taken out at its first hit ------------------ */
+
+/*
+ * The original bytes go back and the thread re-runs the instruction in
+ * place.  Another thread may have trapped on the same breakpoint before it
+ * went: it finds the probe already taken out and just goes back to it.
+ * Taken-out state is per process: a forked child has its own copy of the
+ * code, and of the state at the fork.
+ */
+static struct decision cover(struct rt_tracer *tr, struct rt_thread *th,
+			     const struct rt_probe *pr, uint64_t ts)
+{
+	struct rt_process *p = th->proc;
+	const struct rt_plan *plan = p->img->plan;
+	size_t i = rt_plan_probe_index(plan, pr), tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	if (!p->removed)
+		p->removed = xcalloc(rt_plan_nprobes(plan), 1);
+	if (!p->removed[i]) {
+		p->removed[i] = 1;
+		if (rt_mem_write(p->mem, pr->addr, pr->orig, tlen))
+			pr_warn("process %d: cannot take out the probe at "
+				"%" PRIxRADDR, p->pid, pr->addr);
+		emit(tr, th, RT_EV_ENTRY, pr->func, rt_arch_sp(&th->regs), 0,
+		     ts);
+	}
+	rt_arch_set_ip(&th->regs, pr->addr);
+	return (struct decision){ .how = RESUME_CONT, .setregs = true };
+}
+
 /* ---- the hot path ---------------------------------------------------- */
 
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
@@ -266,6 +297,8 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		name_thread(tr, th, true);
 	ts = now_ns();
 	tr->st.hits++;
+	if (tr->cfg.coverage)
+		return cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
 	sp = rt_arch_sp(&th->regs);
 	if (pr->kinds & RT_PROBE_ENTRY)
@@ -282,7 +315,8 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	written = rt_evlog_write_ns(tr->cfg.log) - written;
 	if (unlikely(written))
 		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
-	if (th->calib_due <= 1 && th->proc->record)
+	/* with counts only there are no times to measure for */
+	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only)
 		ip = begin_calib(th, p->img->plan, ip, ts);
 	else
 		th->calib_due--;
@@ -380,7 +414,10 @@ static int build_image(struct rt_tracer *tr, struct rt_process *p)
 		free(want);
 		err = rt_plan_new(syms, &(struct rt_plan_request){
 					  .idx = idx, .n = n, .bias = bias,
-					  .first_id = tr->next_func_id },
+					  .first_id = tr->next_func_id,
+					  .kinds = tr->cfg.count_only ||
+							   tr->cfg.coverage ?
+						   RT_PROBE_ENTRY : 0 },
 				  &plan);
 		if (!err)
 			tr->next_func_id += rt_plan_nfuncs(plan);
@@ -454,6 +491,12 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	if (rt_mem_open(pid, &c->mem))
 		pr_dbg("process %d: no memory access", pid);
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
+	if (parent->removed && c->img) {
+		size_t n = rt_plan_nprobes(c->img->plan);
+
+		c->removed = xmalloc(n);
+		memcpy(c->removed, parent->removed, n);
+	}
 	c->record = tr->cfg.follow && parent->record;
 	c->detach_at_exec = !tr->cfg.follow && vfork;
 	tr->st.processes++;

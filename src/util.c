@@ -11,6 +11,8 @@
 
 #include "rtrace/util.h"
 
+uint64_t rt_syscalls;
+
 static void __noreturn out_of_memory(size_t size)
 {
 	fprintf(stderr, "rtrace: out of memory (asked for %zu bytes)\n", size);
@@ -123,6 +125,7 @@ int write_all(int fd, const void *buf, size_t len)
 	while (len) {
 		ssize_t w = write(fd, p, len);
 
+		rt_syscalls++;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)

@@ -10,6 +10,7 @@
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 
+#include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
 static enum rt_ptrace_event map_event(int ev)
@@ -76,6 +77,7 @@ static int wait_one(pid_t which, struct rt_wait *w)
 	int status;
 	pid_t tid = waitpid(which, &status, __WALL);
 
+	rt_syscalls++;
 	if (tid < 0)
 		return -errno;
 	rt_waitstatus_decode(tid, status, w);

@@ -59,6 +59,8 @@ struct rt_analysis_opts {
 	bool raw_times;           /* no per-stop compensation */
 	int64_t stop_cost_ns;     /* override the log's figure when >= 0 */
 	uint32_t only_pid;        /* when non-zero, ignore other processes */
+	bool count_only;          /* entries only: calls without times (set
+				   * by rt_analyse() from the log) */
 };
 
 /* One thread's life (a thread id can serve several in turn). */

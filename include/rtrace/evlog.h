@@ -77,6 +77,7 @@ struct rt_log_info {
 enum rt_log_flags {
 	RT_LOG_COUNT_ONLY = 1 << 0, /* entries only: counts, no times */
 	RT_LOG_ATTACHED = 1 << 1,   /* joined a running process */
+	RT_LOG_COVERAGE = 1 << 2,   /* each function's first call only */
 };
 
 /* One row of a function table. */

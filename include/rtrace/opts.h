@@ -47,6 +47,9 @@ struct rt_opts {
 	int argc;
 	bool no_follow;            /* --no-follow */
 	bool raw_times;            /* --raw-times */
+	bool count_only;           /* --count: entries only, no times */
+	bool coverage;             /* --coverage: first call of each only */
+	bool stats;                /* --stats: stops and system calls */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */
 	enum rt_format format;     /* --format */

@@ -58,6 +58,8 @@ struct rt_plan_request {
 	const size_t *watch;    /* functions whose entry alone is probed,
 				 * uncounted; may be NULL */
 	size_t nwatch;
+	unsigned kinds;         /* RT_PROBE_* kinds wanted for selected
+				 * functions; 0 = all */
 	rt_raddr bias;          /* load bias at run time */
 	uint32_t first_id;      /* log id of the first function */
 };
@@ -99,6 +101,9 @@ rt_raddr rt_plan_scratch_base(const struct rt_plan *p);
 /* Probes in address order; valid until the plan is freed. */
 size_t rt_plan_nprobes(const struct rt_plan *p);
 const struct rt_probe *rt_plan_probe(const struct rt_plan *p, size_t i);
+
+/* Index of probe @pr, which must belong to @p. */
+size_t rt_plan_probe_index(const struct rt_plan *p, const struct rt_probe *pr);
 
 /* The probe at run-time address @addr, or NULL.  O(1): hot path. */
 const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr);

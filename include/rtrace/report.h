@@ -32,8 +32,15 @@ struct rt_report_refused {
 	const char *reason;        /* static string */
 };
 
+enum rt_report_mode {
+	RT_REPORT_TIMES,      /* entries and exits: counts and times */
+	RT_REPORT_COUNT,      /* --count: entries only */
+	RT_REPORT_COVERAGE,   /* --coverage: first entries only */
+};
+
 struct rt_report {
 	const char *log_path;
+	enum rt_report_mode mode;
 	const struct rt_log_info *info;
 	const struct rt_log_end *end;   /* NULL when the log is cut short */
 	bool cut;                       /* the file ends inside a block */
@@ -45,6 +52,8 @@ struct rt_report {
 	size_t nrefused;
 	struct rt_report_refused *refused;
 	size_t nfuncs_probed;           /* functions in the tables */
+	const char **uncalled;          /* probed, never called (names) */
+	size_t nuncalled;
 	const char **tests;             /* names of the --by test groups */
 	size_t ntests;
 };

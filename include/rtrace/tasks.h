@@ -48,6 +48,7 @@ struct rt_process {
 	bool detach_at_exec;      /* a --no-follow vfork child */
 	bool exited;
 	int status;               /* wait status once exited */
+	uint8_t *removed;         /* --coverage: probes taken out, by index */
 	struct rt_process *next;
 };
 

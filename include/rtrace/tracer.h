@@ -25,6 +25,8 @@ struct rt_tracer_config {
 	struct rt_evlog_writer *log;
 	bool follow;                   /* record forked/exec'd children */
 	bool count_only;               /* entries only */
+	bool coverage;                 /* entries, each taken out at its
+					* first hit */
 	bool exitkill;                 /* rtrace launched the program */
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */

@@ -10,6 +10,10 @@
 
 #include "rtrace/compiler.h"
 
+/* System calls made on the tracing path (ptrace, waitpid, /proc/PID/mem
+ * reads and writes, log writes), for --stats. */
+extern uint64_t rt_syscalls;
+
 /* Allocators that abort with a message on exhaustion; caller frees. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);

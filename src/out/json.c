@@ -41,6 +41,9 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
+	fprintf(out, "\"mode\": \"%s\", ",
+		rep->mode == RT_REPORT_COUNT ? "count" :
+		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");
 }
 
 static void json_row(FILE *out, const struct rt_report *rep,
@@ -89,6 +92,11 @@ static int json_write(FILE *out, const struct rt_report *rep,
 		fputs(", \"reason\": ", out);
 		rt_json_string(out, rep->refused[i].reason);
 		fputc('}', out);
+	}
+	fputs("],\n\"not_called\": [", out);
+	for (size_t i = 0; i < rep->nuncalled; i++) {
+		fputs(i ? ", " : "", out);
+		rt_json_string(out, rep->uncalled[i]);
 	}
 	fputs("]}\n", out);
 	return ferror(out) ? -EIO : 0;

@@ -69,7 +69,13 @@ static void print_header(FILE *out, const struct rt_report *rep)
 		rep->sum.processes, rt_fmt_count(e, sizeof(e), rep->sum.events),
 		rt_fmt_count(c, sizeof(c), rep->sum.calls));
 	print_ending(out, rep);
-	if (rep->sum.stop_cost_ns)
+	if (rep->mode == RT_REPORT_COUNT)
+		fputs("# counts only (--count): entries were probed, not "
+		      "returns; no times\n", out);
+	else if (rep->mode == RT_REPORT_COVERAGE)
+		fputs("# coverage (--coverage): each function's first call "
+		      "only\n", out);
+	else if (rep->sum.stop_cost_ns)
 		fprintf(out, "# times exclude rtrace's cost of %s per stop "
 			"(--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
@@ -121,28 +127,63 @@ static void print_group(FILE *out, const struct rt_report *rep, size_t i)
 	}
 }
 
-static int text_write(FILE *out, const struct rt_report *rep,
-		      const struct rt_opts *o)
+static void print_counts(FILE *out, const struct rt_report *rep)
 {
-	bool color = use_color(out, o) && o->sort == RT_SORT_SELF;
+	for (size_t i = 0; i < rep->nrows; i++) {
+		print_group(out, rep, i);
+		fprintf(out, "%10llu  %s\n",
+			(unsigned long long)rep->rows[i].st.calls,
+			rep->rows[i].name);
+	}
+}
 
-	print_header(out, rep);
-	fprintf(out, "\n%10s %11s %11s %11s %11s %11s  %s\n", "calls", "total",
-		"self", "avg", "min", "max", "function");
+static void print_uncalled(FILE *out, const struct rt_report *rep)
+{
+	fprintf(out, "\ncovered: %zu of %zu probed functions were called%s\n",
+		rep->nfuncs_probed - rep->nuncalled, rep->nfuncs_probed,
+		rep->nuncalled ? "; never called:" : "");
+	for (size_t i = 0; i < rep->nuncalled; i++)
+		fprintf(out, "  %s\n", rep->uncalled[i]);
+}
+
+static void print_times(FILE *out, const struct rt_report *rep, bool color)
+{
 	for (size_t i = 0, rank = 0; i < rep->nrows; i++, rank++) {
 		print_group(out, rep, i);
 		if (i && rep->rows[i - 1].key != rep->rows[i].key)
 			rank = 0;
 		print_row(out, &rep->rows[i], color && rank < HOTSPOTS);
 	}
+}
+
+static int text_write(FILE *out, const struct rt_report *rep,
+		      const struct rt_opts *o)
+{
+	bool color = use_color(out, o) && o->sort == RT_SORT_SELF;
+	bool counts = rep->mode != RT_REPORT_TIMES;
+
+	print_header(out, rep);
+	if (counts) {
+		fprintf(out, "\n%10s  %s\n", rep->mode == RT_REPORT_COUNT ?
+					     "calls" : "called", "function");
+		print_counts(out, rep);
+	} else {
+		fprintf(out, "\n%10s %11s %11s %11s %11s %11s  %s\n", "calls",
+			"total", "self", "avg", "min", "max", "function");
+		print_times(out, rep, color);
+	}
 	if (rep->nrows < rep->nrows_all)
 		fprintf(out, "... %zu more rows (--limit)\n",
 			rep->nrows_all - rep->nrows);
 	if (rep->nrows_all == 0)
 		fputs("(no traced function was called)\n", out);
-	fputs("\ntotal: time from entry to return, callees included (an "
-	      "outer recursive call only); self: total minus traced "
-	      "callees;\navg/min/max: per call, callees included.\n", out);
+	if (rep->mode == RT_REPORT_COVERAGE)
+		print_uncalled(out, rep);
+	else if (!counts)
+		fputs("\ntotal: time from entry to return, callees included (an "
+		      "outer recursive call only); self: total minus traced "
+		      "callees;\navg/min/max: per call, callees included.\n",
+		      out);
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
