@@ -29,39 +29,14 @@
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
-struct rt_tracer {
-	struct rt_tracer_config cfg;
-	struct rt_tasks *tasks;
-	pid_t first_pid;
-	bool first_exec_done;
-	bool setup_failed;        /* the launched program could not be armed */
-	bool first_exited;
-	int first_status;
-	uint32_t next_func_id;
-	struct rt_tracer_stats st;
-};
-
-enum resume_how {
-	RESUME_CONT,      /* continue, delivering sig */
-	RESUME_LISTEN,    /* stay in group-stop, keep reporting */
-	RESUME_HOLD,      /* leave stopped (waiting for another event) */
-	RESUME_DETACH,    /* let it go, delivering sig */
-	RESUME_GONE,      /* the thread no longer exists */
-};
-
-struct decision {
-	enum resume_how how;
-	int sig;
-	bool setregs;             /* write th->regs back first */
-	struct rt_thread *also;   /* a held thread that may now run */
-};
+#include "tracer-int.h"
 
 static const struct decision D_CONT = { .how = RESUME_CONT };
 
 /* ---- events ------------------------------------------------------------ */
 
-static void emit_flags(struct rt_tracer *tr, struct rt_thread *th,
-		       uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
+void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
+		   uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
 		       uint64_t value, uint64_t ts)
 {
 	struct rt_event ev = {
@@ -76,10 +51,10 @@ static void emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 		rt_evlog_append(tr->cfg.log, &ev);
 }
 
-static void emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
-		 uint32_t func, uint64_t sp, uint64_t value, uint64_t ts)
+void rt_emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
+	     uint32_t func, uint64_t sp, uint64_t value, uint64_t ts)
 {
-	emit_flags(tr, th, kind, 0, func, sp, value, ts);
+	rt_emit_flags(tr, th, kind, 0, func, sp, value, ts);
 }
 
 /* What a hit on a tail-jump site means once the thread's next ip is
@@ -101,7 +76,7 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 		ip = 0;  /* through memory: the target is not known here */
 		break;
 	}
-	emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
+	rt_emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
 #define NAMING_DEPTH 64
@@ -228,9 +203,9 @@ static struct decision on_calib_stop(struct rt_tracer *tr,
 	if (--th->calib_left == 0) {
 		spent = ts - th->calib_start;
 		if (!th->calib_spoiled) {
-			emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
+			rt_emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
 			     spent / RT_PLAN_CALIB_STOPS, ts);
-			emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
+			rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
 		}
 		th->calib_spoiled = false;
 		th->calib_done = 0;
@@ -264,7 +239,7 @@ static struct decision cover(struct rt_tracer *tr, struct rt_thread *th,
 		if (rt_mem_write(p->mem, pr->addr, pr->orig, tlen))
 			pr_warn("process %d: cannot take out the probe at "
 				"%" PRIxRADDR, p->pid, pr->addr);
-		emit(tr, th, RT_EV_ENTRY, pr->func, rt_arch_sp(&th->regs), 0,
+		rt_emit(tr, th, RT_EV_ENTRY, pr->func, rt_arch_sp(&th->regs), 0,
 		     ts);
 	}
 	rt_arch_set_ip(&th->regs, pr->addr);
@@ -302,10 +277,10 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	written = rt_evlog_write_ns(tr->cfg.log);
 	sp = rt_arch_sp(&th->regs);
 	if (pr->kinds & RT_PROBE_ENTRY)
-		emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
+		rt_emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
 	if (pr->kinds & RT_PROBE_EXIT)
-		emit_flags(tr, th, RT_EV_EXIT,
+		rt_emit_flags(tr, th, RT_EV_EXIT,
 			   pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
 			   pr->func, sp, rt_arch_retval(&th->regs), ts);
 	else if (pr->kinds & RT_PROBE_TAIL)
@@ -314,7 +289,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	 * the analysis takes it out of the times like a stop's cost */
 	written = rt_evlog_write_ns(tr->cfg.log) - written;
 	if (unlikely(written))
-		emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
+		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
 	/* with counts only there are no times to measure for */
 	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only)
 		ip = begin_calib(th, p->img->plan, ip, ts);
@@ -322,113 +297,6 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		th->calib_due--;
 	rt_arch_set_ip(&th->regs, ip);
 	return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = true };
-}
-
-/* ---- images ---------------------------------------------------------- */
-
-static char *exe_of(pid_t pid)
-{
-	char link[64], buf[PATH_MAX];
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	n = readlink(link, buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	return xstrdup(buf);
-}
-
-static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
-{
-	const struct rt_plan *plan = img->plan;
-	size_t n = rt_plan_nfuncs(plan);
-	struct rt_log_func *rows = xcalloc(n + 1, sizeof(*rows));
-
-	for (size_t i = 0; i < n; i++) {
-		const struct rt_plan_func *pf = rt_plan_func(plan, i);
-
-		rows[i] = (struct rt_log_func){
-			.id = pf->id, .refusal = pf->why,
-			.addr = pf->fn->addr + img->bias, .size = pf->fn->size,
-			.line = pf->fn->line, .name = pf->fn->name,
-			.raw = pf->fn->raw, .module = rt_symbols_path(img->syms),
-			.file = pf->fn->file,
-			.flags = pf->helper ? RT_FUNC_HELPER : 0,
-		};
-		if (pf->helper)
-			continue;
-		if (pf->why)
-			tr->st.refused++;
-		else
-			tr->st.funcs++;
-	}
-	rt_evlog_write_funcs(tr->cfg.log, rows, n);
-	free(rows);
-}
-
-/* Symbols and selection for the image @p now runs. */
-static int load_image(struct rt_tracer *tr, struct rt_process *p,
-		      struct rt_symbols **syms, size_t **idx, size_t *n)
-{
-	char *exe;
-	int err;
-
-	if (!tr->first_exec_done && p->pid == tr->first_pid) {
-		*syms = tr->cfg.first_syms;
-		*n = tr->cfg.first_n;
-		*idx = xmalloc((*n + 1) * sizeof(**idx));
-		memcpy(*idx, tr->cfg.first_idx, *n * sizeof(**idx));
-		tr->cfg.first_syms = NULL;
-		return 0;
-	}
-	exe = exe_of(p->pid);
-	if (!exe)
-		return -ENOENT;
-	err = rt_symbols_open(exe, RT_SYMS_QUIET, syms);
-	free(exe);
-	if (err)
-		return err;
-	rt_matcher_reset(tr->cfg.matcher);
-	*n = rt_select_funcs(*syms, tr->cfg.matcher, idx);
-	return 0;
-}
-
-static int build_image(struct rt_tracer *tr, struct rt_process *p)
-{
-	struct rt_symbols *syms;
-	struct rt_plan *plan = NULL;
-	size_t *idx = NULL, n = 0;
-	rt_raddr bias;
-	int err = load_image(tr, p, &syms, &idx, &n);
-
-	if (err)
-		return err;
-	err = rt_arm_bias(p->pid, syms, &bias);
-	if (!err && n) {
-		bool *want = xcalloc(rt_symbols_count(syms) + 1, 1);
-
-		for (size_t i = 0; i < n; i++)
-			want[idx[i]] = true;
-		rt_symbols_load_lines(syms, want);
-		free(want);
-		err = rt_plan_new(syms, &(struct rt_plan_request){
-					  .idx = idx, .n = n, .bias = bias,
-					  .first_id = tr->next_func_id,
-					  .kinds = tr->cfg.count_only ||
-							   tr->cfg.coverage ?
-						   RT_PROBE_ENTRY : 0 },
-				  &plan);
-		if (!err)
-			tr->next_func_id += rt_plan_nfuncs(plan);
-	}
-	free(idx);
-	if (err) {
-		rt_symbols_free(syms);
-		return err;
-	}
-	p->img = rt_image_new(syms, plan, bias);
-	return 0;
 }
 
 /* ---- process lifecycle ------------------------------------------------ */
@@ -457,7 +325,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 		pr_dbg("process %d: no memory access after exec", p->pid);
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
 		return (struct decision){ .how = RESUME_DETACH };
-	err = build_image(tr, p);
+	err = rt_image_build(tr, p);
 	if (!err && p->img->plan)
 		err = rt_remote_finish_syscall(th->tid, &th->pending_sig);
 	if (!err && p->img->plan)
@@ -469,15 +337,9 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 			return (struct decision){ .how = RESUME_GONE };
 		}
 	}
-	if (!err && p->img->plan) {
-		char *exe = exe_of(p->pid);
-
-		rt_evlog_write_process(tr->cfg.log, p->pid, p->ppid,
-				       exe ? exe : "");
-		free(exe);
-		log_funcs(tr, p->img);
-	}
-	emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
+	if (!err && p->img->plan)
+		rt_image_log(tr, p);
+	rt_emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
 	return (struct decision){ .how = RESUME_CONT, .sig = th->pending_sig };
 }
 
@@ -519,7 +381,7 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
 	tr->st.threads++;
-	emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
+	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
 	if (c->initial_stop_seen && c->state == RT_TS_NEW)
 		return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = false, .also = c };
 	return D_CONT;
@@ -560,7 +422,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
 	name_thread(tr, th, false);
-	emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
+	rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;
 }
@@ -598,7 +460,7 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_process *p = th->proc;
 
 	if (th->state != RT_TS_EXITING)
-		emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, 0, w->raw,
+		rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, 0, w->raw,
 		     now_ns());
 	if (p && th->tid == p->pid) {
 		p->exited = true;

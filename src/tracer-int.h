@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * (private) The tracer's state, shared by the files that make up the
+ * controller: tracer.c (the loop and the probe hits), image.c (what a
+ * process runs and what is probed in it) and attach.c (joining and leaving
+ * a running process).
+ */
+#ifndef RTRACE_TRACER_INT_H
+#define RTRACE_TRACER_INT_H
+
+#include "rtrace/tasks.h"
+#include "rtrace/tracer.h"
+
+struct rt_tracer {
+	struct rt_tracer_config cfg;
+	struct rt_tasks *tasks;
+	pid_t first_pid;
+	bool first_exec_done;
+	bool setup_failed;        /* the launched program could not be armed */
+	bool first_exited;
+	int first_status;
+	uint32_t next_func_id;
+	struct rt_tracer_stats st;
+};
+
+enum resume_how {
+	RESUME_CONT,      /* continue, delivering sig */
+	RESUME_LISTEN,    /* stay in group-stop, keep reporting */
+	RESUME_HOLD,      /* leave stopped (waiting for another event) */
+	RESUME_DETACH,    /* let it go, delivering sig */
+	RESUME_GONE,      /* the thread no longer exists */
+};
+
+struct decision {
+	enum resume_how how;
+	int sig;
+	bool setregs;             /* write th->regs back first */
+	struct rt_thread *also;   /* a held thread that may now run */
+};
+
+/* Appends an event of thread @th to the log (when its process records). */
+void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
+		   uint8_t flags, uint32_t func, uint64_t sp, uint64_t value,
+		   uint64_t ts);
+void rt_emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
+	     uint32_t func, uint64_t sp, uint64_t value, uint64_t ts);
+
+/* The executable @p runs now, as a new string the caller frees, or NULL. */
+char *rt_image_exe(pid_t pid);
+
+/* Loads the symbols of what @p runs, selects, plans (p->img).  0 or -errno. */
+int rt_image_build(struct rt_tracer *tr, struct rt_process *p);
+
+/* Writes @p's process record and function table to the log. */
+void rt_image_log(struct rt_tracer *tr, struct rt_process *p);
+
+#endif
