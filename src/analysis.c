@@ -240,7 +240,8 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	fr->start = ev->ts;
 	fr->cost_at_start = t->cost;
 	fr->chained = chained;
-	fr->flags = chained ? RT_CALL_TAIL : 0;
+	fr->flags = (chained ? RT_CALL_TAIL : 0) |
+		    (ev->flags & RT_EVF_PARTIAL ? RT_CALL_PARTIAL : 0);
 	fr->outermost = (*act)++ == 0;
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;

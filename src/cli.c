@@ -28,6 +28,7 @@ enum long_only {
 	OPT_COUNT,
 	OPT_COVERAGE,
 	OPT_STATS,
+	OPT_DURATION,
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +40,8 @@ static const struct option long_opts[] = {
 	{ "count", no_argument, NULL, OPT_COUNT },
 	{ "coverage", no_argument, NULL, OPT_COVERAGE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -59,6 +62,7 @@ static const char help_text[] =
 "Usage: rtrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       rtrace record [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       rtrace report [OPTIONS] [LOG]\n"
+"       rtrace [record] -p PID [OPTIONS]\n"
 "       rtrace -l [-f GLOB]... [--] PROGRAM\n"
 "\n"
 "Trace the functions of a Rust program with breakpoints: exact call counts,\n"
@@ -84,6 +88,11 @@ static const char help_text[] =
 "\n"
 "Recording:\n"
 "  -o, --output=FILE    write the log to FILE (default rtrace.data)\n"
+"  -p, --pid=PID        trace the running process PID: join it, trace until\n"
+"                       Ctrl-C, SIGTERM or --duration, then leave it running\n"
+"                       with its code restored\n"
+"      --duration=TIME  stop tracing after TIME (10s, 500ms, 2m): detach\n"
+"                       and let the program go on\n"
 "      --no-follow      do not record forked children or the programs\n"
 "                       started by exec; they run untraced\n"
 "      --count          count calls only: a breakpoint on entries, none on\n"
@@ -121,6 +130,7 @@ static const char help_text[] =
 "  rtrace report --sort total --limit 10 run.data\n"
 "  rtrace report --format json run.data      the same figures, for scripts\n"
 "  rtrace -l -f 'demo::*' ./demo             what would be traced, and why not\n"
+"  rtrace -p 4242 -f 'server::*' --duration 10s   join, trace 10 s, leave\n"
 "\n"
 "Exit status:\n"
 "  When a program was run: its exit status, or 128+N when signal N killed\n"
@@ -197,6 +207,17 @@ static int parse_report_opt(int c, const char *arg, struct rt_opts *o)
 	return err;
 }
 
+static int parse_pid(const char *arg, struct rt_opts *o)
+{
+	char *end;
+	long pid = strtol(arg, &end, 10);
+
+	if (*end || end == arg || pid <= 0 || pid > 0x3fffffff)
+		return bad("-p needs a process id, not '%s'", arg);
+	o->attach_pid = pid;
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct rt_opts *o)
 {
 	switch (c) {
@@ -212,6 +233,12 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_COUNT: o->count_only = true; break;
 	case OPT_COVERAGE: o->coverage = true; break;
 	case OPT_STATS: o->stats = true; break;
+	case 'p': return parse_pid(arg, o);
+	case OPT_DURATION:
+		if (parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)
+			return bad("--duration needs a time such as 10s or "
+				   "500ms, not '%s'", arg);
+		break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
 	case OPT_REPORT_FILE: o->report_path = arg; break;
@@ -252,8 +279,11 @@ static int check_operands(struct rt_opts *o)
 			      o->log_path ? o->log_path : "rtrace.data";
 		return 0;
 	}
-	if (o->argc == 0)
-		return bad("%s", "no program to trace given");
+	if (o->attach_pid && o->argc)
+		return bad("-p traces a running process: no program to start "
+			   "as well (%s)", o->argv[0]);
+	if (o->argc == 0 && !o->attach_pid)
+		return bad("%s", "no program to trace given (or -p PID)");
 	if (!o->log_path)
 		o->log_path = "rtrace.data";
 	return 0;
@@ -267,7 +297,7 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 	/* "+" stops at the first operand: the program's options are its own */
 	optind = first;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhV", long_opts,
+	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhVp:", long_opts,
 				NULL)) != -1) {
 		if (c == 'l' && o->cmd != RT_CMD_RUN)
 			return bad("%s", "-l works on a program, not with "

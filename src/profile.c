@@ -63,15 +63,21 @@ static void on_leave(void *ctx, const struct rt_call *c)
 		       p->split == RT_SPLIT_PROCESS ? c->pid : 0;
 	struct rt_fstats *st = &row_for(p, key, c->func)->st;
 
-	st->calls++;
+	st->unwound += !!(c->flags & RT_CALL_UNWOUND);
+	st->incomplete += !!(c->flags & RT_CALL_INCOMPLETE);
 	if (c->outermost)
 		st->total += c->total;
 	st->self += c->self;
+	/* a call already running when rtrace attached began outside the
+	 * traced window: its time counts, not the call itself */
+	if (c->flags & RT_CALL_PARTIAL) {
+		st->partial++;
+		return;
+	}
+	st->calls++;
 	st->sum_incl += c->total;
 	st->min = MIN(st->min, c->total);
 	st->max = MAX(st->max, c->total);
-	st->unwound += !!(c->flags & RT_CALL_UNWOUND);
-	st->incomplete += !!(c->flags & RT_CALL_INCOMPLETE);
 }
 
 struct rt_profile *rt_profile_new(enum rt_profile_split split)

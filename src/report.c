@@ -27,6 +27,7 @@ static void merge_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->max = MAX(into->max, st->max);
 	into->unwound += st->unwound;
 	into->incomplete += st->incomplete;
+	into->partial += st->partial;
 }
 
 static int cmp_merge(const void *a, const void *b, void *arg)

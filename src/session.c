@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -155,10 +156,39 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 	return check_hits(t, o);
 }
 
+/* The executable of running process @pid: its symbols are read through
+ * /proc/PID/exe, which works even when the file was deleted or replaced. */
+static int prepare_attach(struct target *t, pid_t pid)
+{
+	char link[64], buf[PATH_MAX];
+	ssize_t n;
+	int err;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	if (kill(pid, 0) != 0 && errno == ESRCH) {
+		pr_err("no process %d", pid);
+		return RT_EXIT_USAGE;
+	}
+	n = readlink(link, buf, sizeof(buf) - 1);
+	if (n <= 0) {
+		pr_err("cannot read %s: %s (is it yours, or a kernel "
+		       "thread?)", link, strerror(errno));
+		return RT_EXIT_TRACE;
+	}
+	buf[n] = '\0';
+	t->path = xstrdup(buf);
+	err = rt_symbols_open(link, 0, &t->syms);
+	return err ? RT_EXIT_USAGE : 0;
+}
+
 static int prepare(struct target *t, const struct rt_opts *o)
 {
 	int err;
 
+	if (o->attach_pid) {
+		err = prepare_attach(t, o->attach_pid);
+		return err ? err : select_functions(t, o);
+	}
 	t->path = rt_launch_resolve(o->argv[0], &err);
 	if (!t->path)
 		return exit_for_open_error(err);
@@ -256,6 +286,25 @@ static void catch_stop_signals(bool on)
 		sigaction(sigs[i], &sa, NULL);
 }
 
+static void on_tick(int sig)
+{
+	(void)sig;  /* only to make waitpid return now and then */
+}
+
+/* While attached or with --duration, the loop must wake up even when the
+ * program makes no event: a timer interrupts waitpid every 100 ms. */
+static void tick(bool on)
+{
+	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
+	struct sigaction sa = { .sa_handler = on ? on_tick : SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	if (!on)
+		memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static char *join_args(const struct rt_opts *o)
 {
 	size_t len = 1;
@@ -272,17 +321,20 @@ static char *join_args(const struct rt_opts *o)
 	return s;
 }
 
-static int open_log(const struct rt_opts *o, const struct rt_stop_cost *cost,
-		    pid_t pid,
+static int open_log(const struct rt_opts *o, const struct target *t,
+		    const struct rt_stop_cost *cost, pid_t pid,
 		    struct rt_evlog_writer **w)
 {
 	char cwd[PATH_MAX] = "", host[256] = "";
-	char *cmd = join_args(o);
+	char *cmd = o->attach_pid ? xasprintf("%s (process %d, attached)",
+					      t->path, pid)
+				  : join_args(o);
 	struct rt_log_info info = {
 		.start_ns = now_ns(), .stop_cost_ns = cost->cost_ns[0],
 		.cost = *cost, .pid = pid,
 		.flags = (o->count_only ? RT_LOG_COUNT_ONLY : 0) |
-			 (o->coverage ? RT_LOG_COVERAGE : 0),
+			 (o->coverage ? RT_LOG_COVERAGE : 0) |
+			 (o->attach_pid ? RT_LOG_ATTACHED : 0),
 		.cmdline = cmd, .cwd = cwd, .host = host,
 		.version = RTRACE_VERSION,
 	};
@@ -303,17 +355,34 @@ struct run_result {
 	int status;       /* the program's wait status */
 	bool ended;       /* it did end */
 	bool failed;      /* rtrace lost control */
+	bool detached;    /* rtrace let it go on */
 	struct rt_tracer_stats st;
 	uint64_t syscalls;  /* made while tracing */
 	uint64_t ns;        /* time spent tracing */
 };
 
-static void trace_loop(struct rt_tracer *tr, struct run_result *res)
+/* Whether to leave the program now: --duration is over, or rtrace was
+ * told to stop while attached (a launched program gets the signal). */
+static bool time_to_leave(const struct rt_opts *o, uint64_t t0)
+{
+	if (o->duration_ns && now_ns() - t0 >= o->duration_ns)
+		return true;
+	return o->attach_pid && interrupts;
+}
+
+static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
+		       struct run_result *res)
 {
 	uint64_t sys0 = rt_syscalls, t0 = now_ns();
 	enum rt_step_result r;
 
 	do {
+		if (time_to_leave(o, t0)) {
+			res->detached = true;
+			rt_tracer_detach(tr);
+			r = RT_STEP_ALL_EXITED;
+			break;
+		}
 		r = rt_tracer_step(tr);
 	} while (r == RT_STEP_CONTINUE);
 	res->syscalls = rt_syscalls - sys0;
@@ -338,12 +407,13 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	pid_t pid;
 
 	catch_stop_signals(true);
+	tick(o->duration_ns != 0);
 	if (rt_launch(t->path, o->argv, rt_tracee_options(true, true), &pid)) {
 		catch_stop_signals(false);
 		return RT_EXIT_TRACE;
 	}
 	child_pid = pid;
-	if (open_log(o, cost, pid, w)) {
+	if (open_log(o, t, cost, pid, w)) {
 		/* it is stopped before its exec: nothing of it has run */
 		kill(pid, SIGKILL);
 		catch_stop_signals(false);
@@ -352,13 +422,61 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	cfg.log = *w;
 	t->syms = NULL;  /* the tracer owns it now */
 	tr = rt_tracer_new(&cfg, pid);
-	trace_loop(tr, res);
+	trace_loop(tr, o, res);
 	if (res->failed && !res->ended)
 		kill(pid, SIGKILL);
 	rt_tracer_free(tr);
 	child_pid = 0;
+	tick(false);
 	catch_stop_signals(false);
 	return res->failed ? RT_EXIT_TRACE : 0;
+}
+
+/* Scripts wait for this line before they drive the program. */
+static void announce_attach(const struct rt_opts *o, const struct target *t)
+{
+	char d[32];
+
+	if (o->quiet)
+		return;
+	if (o->duration_ns)
+		fprintf(stderr, "rtrace: attached to process %d (%s); tracing "
+			"for %s\n", o->attach_pid, t->path,
+			rt_fmt_duration(d, sizeof(d), o->duration_ns));
+	else
+		fprintf(stderr, "rtrace: attached to process %d (%s); tracing "
+			"until Ctrl-C or SIGTERM\n", o->attach_pid, t->path);
+}
+
+static int attach_and_trace(struct target *t, const struct rt_opts *o,
+			    const struct rt_stop_cost *cost,
+			    struct rt_evlog_writer **w, struct run_result *res)
+{
+	struct rt_tracer_config cfg = {
+		.matcher = t->matcher, .follow = !o->no_follow,
+		.count_only = o->count_only, .coverage = o->coverage,
+		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
+	};
+	struct rt_tracer *tr;
+	int err;
+
+	if (open_log(o, t, cost, o->attach_pid, w))
+		return RT_EXIT_USAGE;
+	cfg.log = *w;
+	catch_stop_signals(true);
+	tick(true);
+	t->syms = NULL;  /* the tracer owns it now, whatever happens */
+	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
+	if (!err) {
+		announce_attach(o, t);
+		trace_loop(tr, o, res);
+		rt_tracer_free(tr);
+	}
+	tick(false);
+	catch_stop_signals(false);
+	if (err)
+		res->failed = true;
+	return err ? RT_EXIT_TRACE : 0;
 }
 
 static void print_summary(const struct rt_opts *o, const struct target *t,
@@ -404,6 +522,7 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 	struct rt_log_end end = {
 		.end_ns = now_ns(), .status = res->status,
 		.how = res->failed ? RT_END_FAILED :
+		       res->detached ? RT_END_DETACHED :
 		       interrupts ? RT_END_INTERRUPTED : RT_END_EXITED,
 		.stops = res->st.stops, .events = rt_evlog_nevents(w),
 		.dropped = rt_evlog_ndropped(w),
@@ -430,12 +549,18 @@ int rt_session_record(const struct rt_opts *o)
 	memset(&cost, 0, sizeof(cost));
 	if (!o->count_only && !o->coverage)
 		rt_calibrate_stop_cost(&cost);
-	code = launch_and_trace(&t, o, &cost, &w, &res);
+	if (o->attach_pid)
+		code = attach_and_trace(&t, o, &cost, &w, &res);
+	else
+		code = launch_and_trace(&t, o, &cost, &w, &res);
 	if (w)
 		finish_log(w, &res, &events);
 	if (code)
 		goto out;
-	code = res.ended ? rt_waitstatus_shell_code(res.status) : RT_EXIT_TRACE;
+	/* a program rtrace launched gives its status; one it left running,
+	 * or joined and left, gives none */
+	code = res.ended && !o->attach_pid ? rt_waitstatus_shell_code(res.status)
+	       : res.ended || res.detached ? RT_EXIT_OK : RT_EXIT_TRACE;
 	print_summary(o, &t, &res, events);
 	if (o->stats)
 		print_stats(&res, events);

@@ -17,6 +17,8 @@ struct rt_tracer {
 	pid_t first_pid;
 	bool first_exec_done;
 	bool setup_failed;        /* the launched program could not be armed */
+	bool holding;             /* detaching: stopped threads stay stopped */
+	bool detached;            /* every thread was let go */
 	bool first_exited;
 	int first_status;
 	uint32_t next_func_id;

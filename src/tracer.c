@@ -100,7 +100,8 @@ static const char *test_on_stack(struct rt_thread *th, const char *comm)
 	if (!p->unwinder)
 		p->unwinder = rt_unwinder_new(p->pid, p->mem);
 	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
-	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NAMING_DEPTH);
+	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NULL,
+		      NAMING_DEPTH);
 	for (size_t i = 0; i < n && !test; i++) {
 		/* a return address belongs to the call before it */
 		rt_raddr pc = pcs[i] - (i ? 1 : 0) - p->img->bias;
@@ -478,11 +479,29 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 
 /* ---- the loop ---------------------------------------------------------- */
 
+/* While detaching, a thread that was to go on stays stopped instead, with
+ * its registers written and its signal kept for the detach. */
+static void hold(struct rt_thread *th, const struct decision *d)
+{
+	if (d->setregs)
+		rt_tracee_setregs(th->tid, &th->regs);
+	if (d->sig)
+		th->pending_sig = d->sig;
+	if (th->state != RT_TS_EXITING)
+		rt_thread_set_state(th, RT_TS_STOPPED);
+}
+
 static void resume(struct rt_tracer *tr, struct rt_thread *th,
 		   const struct decision *d)
 {
 	int err = 0;
 
+	if (tr->holding && (d->how == RESUME_CONT || d->how == RESUME_LISTEN)) {
+		if (d->also)
+			rt_thread_set_state(d->also, RT_TS_STOPPED);
+		hold(th, d);
+		return;
+	}
 	if (d->also) {
 		rt_thread_set_state(d->also, RT_TS_RUNNING);
 		rt_tracee_cont(d->also->tid, 0);

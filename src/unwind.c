@@ -103,7 +103,7 @@ void rt_unwinder_free(struct rt_unwinder *u)
 }
 
 struct walk {
-	rt_raddr *pcs;
+	rt_raddr *pcs, *sps;
 	size_t n, max;
 };
 
@@ -114,14 +114,20 @@ static int on_frame(Dwfl_Frame *frame, void *arg)
 
 	if (!dwfl_frame_pc(frame, &pc, NULL) || !pc)
 		return DWARF_CB_ABORT;
+	if (w->sps) {
+		Dwarf_Word sp = 0;
+
+		dwfl_frame_reg(frame, rt_arch_dwarf_sp(), &sp);
+		w->sps[w->n] = sp;
+	}
 	w->pcs[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
 size_t rt_unwind(struct rt_unwinder *u, pid_t tid, const struct rt_regs *regs,
-		 rt_raddr *pcs, size_t max)
+		 rt_raddr *pcs, rt_raddr *sps, size_t max)
 {
-	struct walk w = { pcs, 0, max };
+	struct walk w = { pcs, sps, 0, max };
 
 	if (!u || !max)
 		return 0;

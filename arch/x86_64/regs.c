@@ -127,6 +127,11 @@ const uint8_t *rt_arch_ret_code(size_t *len)
 	return ret_code;
 }
 
+unsigned rt_arch_dwarf_sp(void)
+{
+	return 7;  /* %rsp in the x86-64 psABI numbering */
+}
+
 size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out, size_t max)
 {
 	/* the x86-64 psABI's DWARF numbering: 16 is the return address

@@ -27,6 +27,8 @@ enum rt_call_flags {
 				      * log ended */
 	RT_CALL_APPROX_END = 1 << 3, /* left by a jump to an unknown place:
 				      * the end is the next event seen */
+	RT_CALL_PARTIAL = 1 << 4,    /* already running when rtrace attached:
+				      * its time is a lower bound */
 };
 
 /* A call (one activation of a function) as the views see it. */

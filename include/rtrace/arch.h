@@ -49,6 +49,9 @@ uint64_t rt_arch_thread_pointer(const struct rt_regs *r);
 size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out,
 			  size_t max);
 
+/* DWARF number of the stack pointer register. */
+unsigned rt_arch_dwarf_sp(void);
+
 /* Name of register argument @n for printing ("rdi"...); static string. */
 const char *rt_arch_arg_name(unsigned n);
 

@@ -102,6 +102,8 @@ enum rt_func_flags {
 /* Bits of rt_event.flags. */
 enum rt_event_flags {
 	RT_EVF_HELPER = 1 << 0,   /* the exit of a helper function */
+	RT_EVF_PARTIAL = 1 << 1,  /* an entry reconstructed at attach time:
+				   * the call began earlier */
 };
 
 /* How the session ended (the end block). */

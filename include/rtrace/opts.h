@@ -50,6 +50,8 @@ struct rt_opts {
 	bool count_only;           /* --count: entries only, no times */
 	bool coverage;             /* --coverage: first call of each only */
 	bool stats;                /* --stats: stops and system calls */
+	int attach_pid;            /* -p PID: join a running process */
+	uint64_t duration_ns;      /* --duration: stop tracing after it */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */
 	enum rt_format format;     /* --format */

@@ -21,6 +21,8 @@ struct rt_fstats {
 			       * for the average */
 	uint64_t unwound;     /* activations left by unwinding */
 	uint64_t incomplete;
+	uint64_t partial;     /* running before rtrace attached: their time
+			       * is in total and self, not in calls */
 };
 
 struct rt_profile;

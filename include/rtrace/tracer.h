@@ -46,6 +46,20 @@ enum rt_step_result {
 struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg,
 				pid_t pid);
 
+/* A tracer for running process @pid, joined: every thread seized, probes
+ * armed, the frames already running reconstructed, the threads resumed.
+ * Returns 0, or -errno after logging why (the process is left as it was).
+ * Takes cfg->first_syms over in both cases.  Free with rt_tracer_free()
+ * after rt_tracer_detach(). */
+int rt_tracer_attach(const struct rt_tracer_config *cfg, pid_t pid,
+		     struct rt_tracer **out);
+
+/* Leaves every traced process running as if rtrace had never been there:
+ * threads stopped, moved out of rtrace's code, original bytes restored,
+ * scratch areas unmapped, threads released with their pending signals.
+ * Returns 0 or -errno. */
+int rt_tracer_detach(struct rt_tracer *tr);
+
 /* Frees the tracer and everything it owns; accepts NULL. */
 void rt_tracer_free(struct rt_tracer *tr);
 

@@ -25,8 +25,11 @@ void rt_unwinder_free(struct rt_unwinder *u);
 
 /* Unwinds stopped thread @tid whose registers are @regs: pcs[0] gets
  * their instruction pointer, pcs[1...] the return addresses of the callers,
- * up to @max entries.  Returns how many were found (0 when none). */
+ * up to @max entries; sps[i], when @sps is not NULL, the stack pointer of
+ * frame i (for i > 0: the caller's, as it will be after the return, so
+ * the stack pointer at entry of frame i-1's function is sps[i] minus one
+ * return address).  Returns how many frames were found (0 when none). */
 size_t rt_unwind(struct rt_unwinder *u, pid_t tid, const struct rt_regs *regs,
-		 rt_raddr *pcs, size_t max);
+		 rt_raddr *pcs, rt_raddr *sps, size_t max);
 
 #endif

@@ -72,6 +72,7 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "min_ns", r->st.calls ? r->st.min : 0, true);
 	json_u64(out, "max_ns", r->st.max, true);
 	json_u64(out, "unwound", r->st.unwound, true);
+	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, false);
 	fputc('}', out);
 }

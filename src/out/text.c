@@ -101,6 +101,9 @@ static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
 	if (r->st.unwound)
 		fprintf(out, " [%llu unwound]",
 			(unsigned long long)r->st.unwound);
+	if (r->st.partial)
+		fprintf(out, " [+%llu already running]",
+			(unsigned long long)r->st.partial);
 	fputs(hot ? "\033[0m\n" : "\n", out);
 }
 

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Joining a running process and leaving it as it was.
+ *
+ * Attach: every thread is seized and interrupted (the task list is read
+ * again until it stops growing, since threads may be created meanwhile;
+ * threads created by a seized thread are followed by PTRACE_O_TRACECLONE
+ * anyway); the probes are armed with every thread stopped; the frames that
+ * were already running are reconstructed from each thread's stack so that
+ * their returns pair; then everything goes on.
+ *
+ * Detach: every thread is stopped again (probe hits met on the way are
+ * recorded), threads inside the scratch area are stepped out of it, the
+ * original bytes go back, the scratch area is unmapped, and each thread is
+ * released with any signal it was due.  A thread interrupted in a blocking
+ * system call finds it restarted by the kernel, as after any ptrace stop:
+ * the program sees no EINTR.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PR_FMT "attach"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/arm.h"
+#include "rtrace/log.h"
+#include "rtrace/remote.h"
+#include "rtrace/unwind.h"
+#include "rtrace/util.h"
+#include "rtrace/waitstatus.h"
+
+#include "tracer-int.h"
+
+#define FRAMES_MAX 256
+#define STEPS_MAX 32
+
+/* ---- why the kernel said no -------------------------------------------- */
+
+static long proc_status_field(pid_t pid, const char *field)
+{
+	char path[64], *buf, *at;
+	long v = -1;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (read_file(path, &buf, NULL))
+		return -1;
+	at = strstr(buf, field);
+	if (at)
+		v = strtol(at + strlen(field), NULL, 10);
+	free(buf);
+	return v;
+}
+
+static void explain_eperm(pid_t pid)
+{
+	char *scope = NULL;
+	long tracer = proc_status_field(pid, "TracerPid:");
+	long uid = proc_status_field(pid, "Uid:");
+	int yama = -1;
+
+	if (read_file("/proc/sys/kernel/yama/ptrace_scope", &scope, NULL) == 0)
+		yama = atoi(scope);
+	free(scope);
+	if (tracer > 0)
+		pr_err("process %d is already traced by process %ld (a "
+		       "debugger or another tracer): detach it first", pid,
+		       tracer);
+	else if (uid >= 0 && (uid_t)uid != geteuid() && geteuid() != 0)
+		pr_err("process %d belongs to user %ld: run rtrace as that "
+		       "user, or as root", pid, uid);
+	else if (yama >= 1)
+		pr_err("the kernel refuses to trace process %d: Yama "
+		       "ptrace_scope is %d; run rtrace as root, or start the "
+		       "program under rtrace (or: sysctl "
+		       "kernel.yama.ptrace_scope=0)", pid, yama);
+	else
+		pr_err("the kernel refuses to trace process %d (no "
+		       "CAP_SYS_PTRACE, or it is not dumpable)", pid);
+}
+
+/* ---- seizing every thread ------------------------------------------------ */
+
+static int seize_one(struct rt_tracer *tr, struct rt_process *p, pid_t tid)
+{
+	unsigned long opts = rt_tracee_options(tr->cfg.follow, false);
+	struct rt_thread *th;
+	int err = rt_tracee_seize(tid, opts);
+
+	if (err == -ESRCH)
+		return 0;  /* it ended meanwhile */
+	if (err)
+		return err;
+	th = rt_tasks_add_thread(tr->tasks, tid, p);
+	th->initial_stop_seen = true;
+	rt_thread_set_state(th, RT_TS_RUNNING);
+	tr->st.threads++;
+	rt_tracee_interrupt(tid);  /* ESRCH: its exit will be seen */
+	return 0;
+}
+
+/* One pass over /proc/PID/task: how many new threads were seized. */
+static int seize_pass(struct rt_tracer *tr, struct rt_process *p,
+		      size_t *added)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *dir;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", p->pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (!err && (de = readdir(dir))) {
+		pid_t tid = atoi(de->d_name);
+
+		if (tid <= 0 || rt_tasks_thread(tr->tasks, tid))
+			continue;
+		err = seize_one(tr, p, tid);
+		*added += !err;
+	}
+	closedir(dir);
+	return err;
+}
+
+/* Waits for every seized thread to stop; what stops them first (a signal,
+ * a clone) is kept for later, the thread being stopped either way. */
+static int wait_all_stopped(struct rt_tracer *tr)
+{
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+		struct rt_wait w;
+		int err;
+
+		if (th->state != RT_TS_RUNNING)
+			continue;
+		do {
+			err = rt_wait_tid(th->tid, &w);
+		} while (err == -EINTR);
+		if (err)
+			return err;
+		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED)
+			return -ESRCH;
+		if (w.kind == RT_STOP_SIGNAL)
+			th->pending_sig = w.sig;
+		rt_thread_set_state(th, RT_TS_STOPPED);
+	}
+	return 0;
+}
+
+static int seize_all(struct rt_tracer *tr, struct rt_process *p)
+{
+	size_t added;
+	int err;
+
+	do {
+		added = 0;
+		err = seize_pass(tr, p, &added);
+	} while (!err && added);
+	if (err == -EPERM)
+		explain_eperm(p->pid);
+	else if (err)
+		pr_err("cannot trace process %d: %s", p->pid, strerror(-err));
+	return err ? err : wait_all_stopped(tr);
+}
+
+/* ---- frames already running ---------------------------------------------- */
+
+/* The function the plan probes whose code holds @pc, or NULL. */
+static const struct rt_plan_func *probed_at(const struct rt_image *img,
+					    rt_raddr pc)
+{
+	const struct rt_func *fn = rt_symbols_lookup(img->syms, pc - img->bias);
+
+	if (!fn)
+		return NULL;
+	for (size_t i = 0; i < rt_plan_nfuncs(img->plan); i++) {
+		const struct rt_plan_func *pf = rt_plan_func(img->plan, i);
+
+		if (pf->fn == fn && !pf->why && !pf->helper)
+			return pf;
+	}
+	return NULL;
+}
+
+/*
+ * A thread stopped inside traced functions will return from them: record
+ * their entries now, outermost first, each with the stack pointer it had
+ * at entry (one return address below its caller's), so that the returns
+ * pair.  Their start is the attach, so their times are partial.
+ */
+static void replay_frames(struct rt_tracer *tr, struct rt_thread *th,
+			  uint64_t ts)
+{
+	struct rt_process *p = th->proc;
+	rt_raddr pcs[FRAMES_MAX], sps[FRAMES_MAX];
+	size_t n;
+
+	if (rt_tracee_getregs(th->tid, &th->regs))
+		return;
+	if (!p->unwinder)
+		p->unwinder = rt_unwinder_new(p->pid, p->mem);
+	n = rt_unwind(p->unwinder, th->tid, &th->regs, pcs, sps, FRAMES_MAX);
+	if (n < 2)
+		return;
+	for (size_t i = n - 1; i-- > 0;) {
+		/* a return address belongs to the call before it */
+		const struct rt_plan_func *pf =
+			probed_at(p->img, pcs[i] - (i ? 1 : 0));
+
+		if (pf)
+			rt_emit_flags(tr, th, RT_EV_ENTRY, RT_EVF_PARTIAL,
+				      pf->id, sps[i + 1] - sizeof(rt_raddr), 0,
+				      ts);
+	}
+}
+
+/* ---- attach ---------------------------------------------------------------- */
+
+static void resume_all(struct rt_tracer *tr)
+{
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th->state != RT_TS_STOPPED)
+			continue;
+		rt_tracee_cont(th->tid, th->pending_sig);
+		th->pending_sig = 0;
+		rt_thread_set_state(th, RT_TS_RUNNING);
+	}
+}
+
+static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
+{
+	struct rt_thread *any = rt_tasks_thread_at(tr->tasks, 0);
+	uint64_t ts = now_ns();
+	int err = rt_image_build(tr, p);
+
+	tr->first_exec_done = true;
+	if (!err && p->img->plan)
+		err = rt_arm_process(p, any->tid, &any->pending_sig);
+	if (err)
+		return err;
+	if (!p->img->plan)
+		return 0;
+	rt_image_log(tr, p);
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
+		replay_frames(tr, rt_tasks_thread_at(tr->tasks, i), ts);
+	return 0;
+}
+
+int rt_tracer_attach(const struct rt_tracer_config *cfg, pid_t pid,
+		     struct rt_tracer **out)
+{
+	struct rt_tracer *tr = xcalloc(1, sizeof(*tr));
+	struct rt_process *p;
+	int err;
+
+	tr->cfg = *cfg;
+	tr->tasks = rt_tasks_new();
+	tr->first_pid = pid;
+	p = rt_tasks_add_process(tr->tasks, pid, 0);
+	p->record = true;
+	tr->st.processes = 1;
+	err = rt_mem_open(pid, &p->mem);
+	if (!err)
+		err = seize_all(tr, p);
+	else
+		pr_err("cannot open the memory of process %d: %s", pid,
+		       strerror(-err));
+	if (!err && (err = arm_attached(tr, p)))
+		rt_tracer_detach(tr);
+	if (err) {
+		rt_tracer_free(tr);
+		return err;
+	}
+	resume_all(tr);
+	*out = tr;
+	return 0;
+}
+
+/* ---- detach -------------------------------------------------------------- */
+
+static bool all_held(struct rt_tracer *tr)
+{
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		enum rt_thread_state s = rt_tasks_thread_at(tr->tasks, i)->state;
+
+		if (s == RT_TS_RUNNING || s == RT_TS_NEW || s == RT_TS_EXITING)
+			return false;
+	}
+	return true;
+}
+
+/* Stops every thread; hits met on the way are recorded.  Returns false
+ * when nothing is left to detach from. */
+static bool stop_everything(struct rt_tracer *tr)
+{
+	tr->holding = true;
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th->state == RT_TS_RUNNING)
+			rt_tracee_interrupt(th->tid);
+	}
+	while (!all_held(tr)) {
+		enum rt_step_result r = rt_tracer_step(tr);
+
+		if (r != RT_STEP_CONTINUE)
+			return r != RT_STEP_ALL_EXITED;
+	}
+	return true;
+}
+
+/* Moves a thread out of the scratch area: out of the measuring chain by
+ * setting its instruction pointer to where it was going; out of a slot by
+ * stepping the slot's few instructions (cold path, once per thread). */
+static void leave_scratch(struct rt_thread *th, rt_raddr lo, rt_raddr hi)
+{
+	rt_raddr ip;
+
+	if (rt_tracee_getregs(th->tid, &th->regs))
+		return;
+	if (th->calib_left) {
+		th->calib_left = 0;
+		rt_arch_set_ip(&th->regs, th->calib_resume);
+		rt_tracee_setregs(th->tid, &th->regs);
+	}
+	ip = rt_arch_ip(&th->regs);
+	for (int n = 0; ip >= lo && ip < hi && n < STEPS_MAX; n++) {
+		struct rt_wait w;
+
+		if (rt_tracee_step(th->tid, 0) || rt_wait_tid(th->tid, &w))
+			return;
+		if (w.kind == RT_STOP_SIGNAL)
+			th->pending_sig = w.sig;
+		if (rt_tracee_getregs(th->tid, &th->regs))
+			return;
+		ip = rt_arch_ip(&th->regs);
+	}
+	if (ip >= lo && ip < hi)
+		pr_warn("thread %d is still in rtrace's code at %" PRIxRADDR,
+			th->tid, ip);
+}
+
+static void clean_process(struct rt_tracer *tr, struct rt_process *p)
+{
+	const struct rt_plan *plan = p->img ? p->img->plan : NULL;
+	rt_raddr lo, hi;
+	struct rt_thread *any = NULL;
+
+	if (!plan || !p->mem)
+		return;
+	lo = rt_plan_scratch_base(plan);
+	hi = lo + rt_plan_scratch_size(plan);
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th->proc != p)
+			continue;
+		leave_scratch(th, lo, hi);
+		any = th;
+	}
+	if (rt_disarm_process(p))
+		pr_warn("process %d: cannot restore its code", p->pid);
+	if (any && lo)
+		rt_remote_munmap(any->tid, p->mem, lo, hi - lo,
+				 &any->pending_sig);
+}
+
+int rt_tracer_detach(struct rt_tracer *tr)
+{
+	if (!stop_everything(tr))
+		return 0;
+	rt_tasks_for_each_process(tr->tasks, p)
+		clean_process(tr, p);
+	while (rt_tasks_nthreads(tr->tasks)) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, 0);
+
+		rt_tracee_detach(th->tid, th->pending_sig);
+		rt_tasks_remove_thread(tr->tasks, th);
+	}
+	tr->detached = true;
+	return 0;
+}

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""rtrace end-to-end tests of attaching to a running program.
+
+    attach.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
+
+The fixture tests/fixtures/attachee.rs runs worker threads that make calls
+only when told to on stdin ("run K": K calls of work and leaf per worker),
+so the calls made while rtrace is attached are known by construction.
+Each check prints OK or NG; the exit status is 0 only when none is NG.
+
+  attach    join the idle program (its main thread blocked in read(2) on a
+            pipe, its workers waiting), order a batch, detach on SIGINT:
+            the report counts exactly the batch; the code bytes after the
+            detach equal those before the attach, and no mapping is left;
+            the program then runs on, answers the next batch, reads no
+            EINTR and exits 0 with the totals of both batches
+  duration  --duration ends the tracing by itself, the program runs on
+  errors    a process that does not exist; a process another tracer holds
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+THREADS = 4
+FAILED = []
+
+
+def row(name, ok, detail=""):
+    print("%-60s %s  %s" % (name, "OK" if ok else "NG", detail))
+    if not ok:
+        FAILED.append(name)
+
+
+def build(args, opt):
+    src = os.path.join(args.fixtures, "attachee.rs")
+    exe = os.path.join(args.build, "attachee-O%s" % opt)
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(args.build, exist_ok=True)
+        tmp = exe + ".tmp%d" % os.getpid()
+        subprocess.run([args.rustc, "--edition", "2021", "-g", "-C",
+                        "opt-level=" + opt, "-o", tmp, src], check=True)
+        os.replace(tmp, exe)
+    return exe
+
+
+class Program:
+    """The fixture, driven through its stdin and stdout."""
+
+    def __init__(self, exe, wrapper=()):
+        self.p = subprocess.Popen(list(wrapper) + [exe, str(THREADS)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, bufsize=1)
+        line = self.p.stdout.readline().split()
+        self.pid = int(line[1]) if len(line) == 2 and line[0] == "ready" else None
+
+    def ask(self, cmd):
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def finish(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.close()
+        out = self.p.stdout.read()
+        return self.p.wait(timeout=30), out
+
+
+def code_and_maps(pid, exe):
+    """The bytes of the program's code mappings, and its executable
+    mappings (rtrace's scratch area is one; the program's own data mappings
+    change with what it does, e.g. malloc arenas)."""
+    maps = open("/proc/%d/maps" % pid).read().splitlines()
+    code = b""
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        for m in maps:
+            f = m.split()
+            if "x" in f[1] and len(f) > 5 and f[5] == exe:
+                lo, hi = (int(x, 16) for x in f[0].split("-"))
+                mem.seek(lo)
+                code += mem.read(hi - lo)
+    return code, sorted(m for m in maps if "x" in m.split()[1])
+
+
+def wait_attached(rt, timeout=20):
+    """rtrace says it is attached on stderr; the line is returned."""
+    end = time.time() + timeout
+    while time.time() < end:
+        line = rt.stderr.readline()
+        if not line:
+            return None
+        if "attached to process" in line:
+            return line
+    return None
+
+
+def report(args, log):
+    r = subprocess.run([args.rtrace, "report", "--format", "json", log],
+                       capture_output=True, text=True)
+    return json.loads(r.stdout) if r.returncode == 0 else None
+
+
+def calls(rep, name):
+    return sum(f["calls"] for f in rep["functions"] if f["name"] == name)
+
+
+def test_attach(args, exe, tag, tmp):
+    prog = Program(exe)
+    row(tag + "attach: the program starts", prog.pid is not None)
+    code0, maps0 = code_and_maps(prog.pid, exe)
+    log = os.path.join(tmp, "attach.rtrace")
+    rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                           "-f", "attachee::*"], stderr=subprocess.PIPE, text=True)
+    row(tag + "attach: rtrace says it is attached", wait_attached(rt) is not None)
+    done = prog.ask("run 1000")
+    row(tag + "attach: a batch while attached", done == "batch done %d" % (1000 * THREADS), done)
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=60)
+    rest = rt.stderr.read()
+    row(tag + "attach: rtrace detaches on SIGINT and exits 0", rc == 0, "exit %d %s" % (rc, rest[-300:]))
+    code1, maps1 = code_and_maps(prog.pid, exe)
+    row(tag + "attach: code bytes after detach equal those before", code0 == code1 and len(code0) > 0,
+        "%d bytes" % len(code0))
+    row(tag + "attach: no executable mapping left behind", maps0 == maps1,
+        "%s" % sorted(set(maps1) ^ set(maps0)))
+    done = prog.ask("run 200")
+    row(tag + "attach: the program runs on after the detach", done == "batch done %d" % (200 * THREADS), done)
+    st, out = prog.finish()
+    want = "leaf %d work %d\neintr 0\n" % (1200 * THREADS, 1200 * THREADS)
+    row(tag + "attach: same output and status as without rtrace", st == 0 and out == want,
+        "exit %d, %r" % (st, out))
+    rep = report(args, log)
+    row(tag + "attach: the report reads", rep is not None)
+    if rep:
+        row(tag + "attach: leaf calls in the window (by construction)",
+            calls(rep, "attachee::leaf") == 1000 * THREADS, calls(rep, "attachee::leaf"))
+        row(tag + "attach: work calls in the window (by construction)",
+            calls(rep, "attachee::work") == 1000 * THREADS, calls(rep, "attachee::work"))
+        row(tag + "attach: the log says detached", rep.get("end") == "detached", rep.get("end"))
+
+
+def test_duration(args, exe, tag, tmp):
+    prog = Program(exe)
+    log = os.path.join(tmp, "duration.rtrace")
+    t0 = time.time()
+    r = subprocess.run([args.rtrace, "record", "-q", "-o", log, "-p", str(prog.pid),
+                        "-f", "attachee::*", "--duration", "1s"],
+                       capture_output=True, text=True, timeout=60)
+    secs = time.time() - t0
+    row(tag + "duration: rtrace ends by itself, exit 0", r.returncode == 0 and secs < 30,
+        "exit %d after %.1f s %s" % (r.returncode, secs, r.stderr[-200:]))
+    done = prog.ask("run 10")
+    st, out = prog.finish()
+    row(tag + "duration: the program runs on", done == "batch done %d" % (10 * THREADS) and st == 0,
+        "%s, exit %d" % (done, st))
+
+
+def test_errors(args, exe, tmp):
+    r = subprocess.run([args.rtrace, "-p", "999999999"], capture_output=True, text=True)
+    lines = r.stderr.splitlines()
+    row("errors: no such process: one line, exit 2",
+        r.returncode == 2 and len(lines) == 1 and "no process" in lines[0], r.stderr.strip())
+    strace = "/usr/bin/strace"
+    if not os.path.exists(strace):
+        row("errors: already traced (SKIP: no strace)", True)
+        return
+    prog = Program(exe, wrapper=(strace, "-o", os.devnull))
+    r = subprocess.run([args.rtrace, "-p", str(prog.pid), "-f", "attachee::*"],
+                       capture_output=True, text=True, timeout=60)
+    lines = r.stderr.splitlines()
+    row("errors: already traced by another tracer: one line, exit 125",
+        r.returncode == 125 and len(lines) == 1 and "already traced" in lines[0], r.stderr.strip())
+    done = prog.ask("run 5")
+    st, _ = prog.finish()
+    row("errors: the program was not disturbed", done == "batch done %d" % (5 * THREADS) and st == 0,
+        "%s, exit %d" % (done, st))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
+        ap.add_argument(a, required=True)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="rtrace-attach-") as tmp:
+        for opt in ("0", "3"):
+            exe = build(args, opt)
+            test_attach(args, exe, "O%s " % opt, tmp)
+            test_duration(args, exe, "O%s " % opt, tmp)
+        test_errors(args, build(args, "0"), tmp)
+    print("%d NG" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
