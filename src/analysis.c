@@ -41,6 +41,9 @@ struct frame {
 	uint64_t cost_at_start;  /* thread's stop cost so far, at entry */
 	uint64_t child_total;    /* compensated totals of closed children */
 	uint64_t tail_target;    /* where its tail jump went (0: unknown) */
+	uint64_t value;          /* the entry event's value: captured stack
+				  * id, or an allocator call's size */
+	uint64_t arg;            /* a further argument (RT_EV_ARG) */
 	bool tail_pending;       /* left by a tail jump, callee not seen */
 	bool chained;            /* entered by a tail jump from the frame
 				  * below, and ends with it */
@@ -77,6 +80,7 @@ struct rt_frames {
 	VEC(struct thread_state *) threads;
 	VEC(uint64_t) func_addr;       /* id -> run-time address */
 	VEC(uint64_t) helpers;         /* addresses of helper functions */
+	VEC(uint8_t) mem;              /* id -> an allocator entry point */
 	VEC(uint32_t) pids;            /* distinct processes seen */
 	VEC(struct rt_thread_info) info;  /* every thread's life */
 	struct rt_evlog_reader *reader;   /* for thread names, or NULL */
@@ -223,7 +227,8 @@ static void fill_call(struct thread_state *t, const struct frame *fr,
 {
 	*c = (struct rt_call){
 		.func = fr->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
-		.depth = t->stack.n - 1, .flags = fr->flags,
+		.depth = t->stack.n - 1, .flags = fr->flags, .captured = (uint32_t)fr->value,
+		.value = fr->value, .arg = fr->arg,
 		.outermost = fr->outermost, .stack = t->ids.v,
 	};
 }
@@ -236,6 +241,7 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	struct rt_call c;
 
 	fr->func = ev->func;
+	fr->value = ev->value;
 	fr->sp = ev->sp;
 	fr->start = ev->ts;
 	fr->cost_at_start = t->cost;
@@ -255,10 +261,15 @@ static void push(struct rt_frames *f, struct thread_state *t,
 			f->sinks[i].enter(f->sinks[i].ctx, &c);
 }
 
+static bool is_mem(const struct rt_frames *f, uint32_t id)
+{
+	return id < f->mem.n && f->mem.v[id];
+}
+
 /* Closes the top frame at raw time @ts; returns whether it was chained to
  * the one below (which then ends too). */
 static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
-		uint32_t flags)
+		uint32_t flags, uint64_t ret)
 {
 	struct frame *fr = vec_last(&t->stack);
 	uint64_t raw = ts > fr->start ? ts - fr->start : 0;
@@ -272,6 +283,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	call.self = call.total > fr->child_total ?
 			    call.total - fr->child_total : 0;
 	call.end = timeline(f, t, ts);
+	call.ret = ret;
 	/* the start the views saw at entry; the clamps of the compensated
 	 * clock may make end - start differ slightly from total */
 	call.start = MIN(fr->tl_start, call.end);
@@ -283,7 +295,9 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 			f->sinks[i].leave(f->sinks[i].ctx, &call);
 	t->stack.n--;
 	t->ids.n--;
-	if (t->stack.n)
+	/* the allocator's time stays its caller's own (--mem must not change
+	 * the other figures) */
+	if (t->stack.n && !is_mem(f, call.func))
 		vec_last(&t->stack)->child_total += call.total;
 	return chained;
 }
@@ -291,9 +305,9 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 /* Closes the top frame and the frames that tail-jumped into it: they end
  * together, for the same reason. */
 static void pop_chain(struct rt_frames *f, struct thread_state *t,
-		      uint64_t ts, uint32_t flags)
+		      uint64_t ts, uint32_t flags, uint64_t ret)
 {
-	while (pop(f, t, ts, flags) && t->stack.n)
+	while (pop(f, t, ts, flags, ret) && t->stack.n)
 		;
 }
 
@@ -305,7 +319,7 @@ static void close_deeper(struct rt_frames *f, struct thread_state *t,
 		struct frame *fr = vec_last(&t->stack);
 
 		pop_chain(f, t, ts, fr->tail_pending ? RT_CALL_APPROX_END
-						     : RT_CALL_UNWOUND);
+						     : RT_CALL_UNWOUND, 0);
 	}
 }
 
@@ -313,7 +327,7 @@ static void close_all(struct rt_frames *f, struct thread_state *t,
 		      uint64_t ts, uint32_t flags)
 {
 	while (t->stack.n)
-		pop(f, t, ts, flags);
+		pop(f, t, ts, flags, 0);
 }
 
 static uint64_t addr_of(const struct rt_frames *f, uint32_t id)
@@ -337,6 +351,7 @@ static void count_entry(struct rt_frames *f, struct thread_state *t,
 	struct rt_call c = {
 		.func = ev->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
 		.outermost = true, .stack = &ev->func,
+		.captured = (uint32_t)ev->value,
 		.start = timeline(f, t, ev->ts),
 	};
 
@@ -364,21 +379,20 @@ static void on_entry(struct rt_frames *f, struct thread_state *t,
 	if (top && top->sp == ev->sp) {
 		/* the tail jump went here, or to a helper function that
 		 * jumped on here (had the helper returned, its exit would
-		 * have closed the frame before this entry) */
-		if (top->tail_pending &&
-		    (!top->tail_target ||
-		     top->tail_target == addr_of(f, ev->func) ||
-		     is_helper(f, top->tail_target))) {
-			chained = true;
-		} else if (!top->tail_pending && top->func == ev->func) {
-			chained = true;  /* a jump back to its own entry */
-		} else {
-			pop_chain(f, t, ev->ts, top->tail_pending ?
-							RT_CALL_APPROX_END :
-							RT_CALL_UNWOUND);
-		}
+		 * have closed the frame before this entry); without a tail
+		 * jump, a jump back to its own entry */
+		if (top->tail_pending)
+			chained = !top->tail_target ||
+				  top->tail_target == addr_of(f, ev->func) ||
+				  is_helper(f, top->tail_target);
+		else
+			chained = top->func == ev->func;
 		if (chained)
 			top->tail_pending = false;
+		else
+			pop_chain(f, t, ev->ts, top->tail_pending ?
+							RT_CALL_APPROX_END :
+							RT_CALL_UNWOUND, 0);
 	}
 	push(f, t, ev, chained);
 }
@@ -406,14 +420,14 @@ static void on_exit_ev(struct rt_frames *f, struct thread_state *t,
 		 * tail-jumped into it, and nothing else */
 		i = find_frame(t, ev->sp);
 		if (i >= 0 && t->stack.v[i].tail_pending)
-			pop_chain(f, t, ev->ts, 0);
+			pop_chain(f, t, ev->ts, 0, ev->value);
 		return;
 	}
 	if (find_frame(t, ev->sp) < 0) {
 		f->sum.unmatched_exits++;
 		return;
 	}
-	pop_chain(f, t, ev->ts, 0);
+	pop_chain(f, t, ev->ts, 0, ev->value);
 }
 
 static void on_tail(struct rt_frames *f, struct thread_state *t,
@@ -503,6 +517,10 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	case RT_EV_CALIB:
 		on_calib(f, t, ev);
 		break;
+	case RT_EV_ARG:
+		if (t->stack.n)
+			vec_last(&t->stack)->arg = ev->value;
+		break;
 	case RT_EV_DELAY:
 		if (!f->opts.raw_times)
 			t->cost += ev->value;
@@ -556,6 +574,13 @@ void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr)
 	f->func_addr.v[id] = addr;
 }
 
+void rt_frames_func_mem(struct rt_frames *f, uint32_t id)
+{
+	while (f->mem.n <= id)
+		vec_push(&f->mem, 0);
+	f->mem.v[id] = 1;
+}
+
 void rt_frames_helper(struct rt_frames *f, uint64_t addr)
 {
 	vec_push(&f->helpers, addr);
@@ -591,6 +616,7 @@ void rt_frames_free(struct rt_frames *f)
 	vec_free(&f->threads);
 	vec_free(&f->func_addr);
 	vec_free(&f->helpers);
+	vec_free(&f->mem);
 	vec_free(&f->pids);
 	vec_free(&f->info);
 	free(f);
@@ -610,6 +636,9 @@ static void learn_funcs(struct rt_frames *f, struct rt_evlog_reader *r,
 			rt_frames_func_addr(f, fn->id, fn->addr);
 		if (fn && (fn->flags & RT_FUNC_HELPER))
 			rt_frames_helper(f, fn->addr);
+		if (fn && (fn->flags & (RT_FUNC_MEM_ALLOC | RT_FUNC_MEM_REALLOC |
+					RT_FUNC_MEM_FREE)))
+			rt_frames_func_mem(f, fn->id);
 	}
 }
 

@@ -40,16 +40,13 @@ size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
 	return n;
 }
 
-int rt_arm_bias(pid_t pid, const struct rt_symbols *syms, rt_raddr *bias)
+int rt_auxv_get(pid_t pid, uint64_t type, uint64_t *val)
 {
 	char path[64];
 	char *buf;
 	size_t len;
 	int err;
 
-	*bias = 0;
-	if (!rt_symbols_is_pie(syms))
-		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/auxv", pid);
 	err = read_file(path, &buf, &len);
 	if (err) {
@@ -58,19 +55,32 @@ int rt_arm_bias(pid_t pid, const struct rt_symbols *syms, rt_raddr *bias)
 	}
 	err = -ENOENT;
 	for (size_t off = 0; off + 16 <= len; off += 16) {
-		uint64_t type, val;
+		uint64_t t;
 
-		memcpy(&type, buf + off, 8);
-		memcpy(&val, buf + off + 8, 8);
-		if (type == AT_ENTRY) {
-			*bias = val - rt_symbols_entry(syms);
+		memcpy(&t, buf + off, 8);
+		if (t == type) {
+			memcpy(val, buf + off + 8, 8);
 			err = 0;
 			break;
 		}
 	}
 	free(buf);
-	if (err)
+	return err;
+}
+
+int rt_arm_bias(pid_t pid, const struct rt_symbols *syms, rt_raddr *bias)
+{
+	uint64_t entry;
+	int err;
+
+	*bias = 0;
+	if (!rt_symbols_is_pie(syms))
+		return 0;
+	err = rt_auxv_get(pid, AT_ENTRY, &entry);
+	if (err == -ENOENT)
 		pr_err("process %d: no AT_ENTRY in its auxiliary vector", pid);
+	if (!err)
+		*bias = entry - rt_symbols_entry(syms);
 	return err;
 }
 
@@ -83,11 +93,11 @@ static bool reaches(rt_raddr base, size_t size, rt_raddr lo, rt_raddr hi)
 
 /* Tries places below the code first (the heap grows up from the end of
  * the image, so the space above is the program's), then above it. */
-static int map_scratch(struct rt_process *p, pid_t tid, size_t size,
-		       rt_raddr *base, int *dsig)
+static int map_scratch(struct rt_process *p, const struct rt_image *img,
+		       pid_t tid, size_t size, rt_raddr *base, int *dsig)
 {
-	const struct rt_symbols *syms = p->img->syms;
-	rt_raddr lo, hi, bias = p->img->bias;
+	const struct rt_symbols *syms = img->syms;
+	rt_raddr lo, hi, bias = img->bias;
 	int err = -ENOSPC;
 
 	rt_symbols_text_range(syms, &lo, &hi);
@@ -111,8 +121,8 @@ static int map_scratch(struct rt_process *p, pid_t tid, size_t size,
 		if (err != -EEXIST && err != -ENOMEM && err != -EPERM)
 			break;
 	}
-	pr_err("process %d: cannot map the scratch area near its code: %s",
-	       p->pid, strerror(-err));
+	pr_err("process %d: cannot map a scratch area near %s: %s", p->pid,
+	       rt_symbols_path(syms), strerror(-err));
 	return err;
 }
 
@@ -138,9 +148,9 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 	return err;
 }
 
-static int patch_all(struct rt_process *p, bool arm)
+static int patch_all(struct rt_process *p, const struct rt_plan *plan,
+		     bool arm)
 {
-	const struct rt_plan *plan = p->img->plan;
 	size_t n = rt_plan_nprobes(plan), first = 0;
 
 	for (size_t i = 1; i <= n; i++) {
@@ -158,9 +168,10 @@ static int patch_all(struct rt_process *p, bool arm)
 	return 0;
 }
 
-int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
+int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
+		 int *deferred_sig)
 {
-	struct rt_plan *plan = p->img->plan;
+	struct rt_plan *plan = img->plan;
 	const uint8_t *code;
 	rt_raddr base;
 	size_t len;
@@ -168,7 +179,7 @@ int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
 
 	if (!plan || rt_plan_nprobes(plan) == 0)
 		return 0;
-	err = map_scratch(p, tid, rt_plan_scratch_size(plan), &base,
+	err = map_scratch(p, img, tid, rt_plan_scratch_size(plan), &base,
 			  deferred_sig);
 	if (err)
 		return err;
@@ -176,7 +187,7 @@ int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
 	code = rt_plan_scratch_code(plan, &len);
 	err = rt_mem_write(p->mem, base, code, len);
 	if (!err)
-		err = patch_all(p, true);
+		err = patch_all(p, plan, true);
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
 		       strerror(-err));
@@ -187,9 +198,23 @@ int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
 	return 0;
 }
 
+int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
+{
+	return rt_arm_image(p, p->img, tid, deferred_sig);
+}
+
+int rt_disarm_image(struct rt_process *p, const struct rt_image *img)
+{
+	if (!img || !img->plan || rt_plan_nprobes(img->plan) == 0)
+		return 0;
+	return patch_all(p, img->plan, false);
+}
+
 int rt_disarm_process(struct rt_process *p)
 {
-	if (!p->img || !p->img->plan || rt_plan_nprobes(p->img->plan) == 0)
-		return 0;
-	return patch_all(p, false);
+	int err = rt_disarm_image(p, p->img);
+
+	vec_for_each(&p->libs, lib)
+		err = err ? err : rt_disarm_image(p, *lib);
+	return err;
 }

@@ -241,10 +241,13 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	int err = rt_image_build(tr, p);
 
 	tr->first_exec_done = true;
-	if (!err && p->img->plan)
-		err = rt_arm_process(p, any->tid, &any->pending_sig);
+	if (!err)
+		err = rt_image_arm(tr, p, any->tid, &any->pending_sig);
 	if (err)
 		return err;
+	/* the libraries are mapped already: no hook will say so */
+	if (tr->cfg.mem)
+		rt_image_scan_libraries(tr, any);
 	if (!p->img->plan)
 		return 0;
 	rt_image_log(tr, p);
@@ -347,15 +350,17 @@ static void leave_scratch(struct rt_thread *th, rt_raddr lo, rt_raddr hi)
 			th->tid, ip);
 }
 
-static void clean_process(struct rt_tracer *tr, struct rt_process *p)
+/* Takes the probes of one image out of @p, threads first out of its
+ * scratch area, then the area itself. */
+static void clean_image(struct rt_tracer *tr, struct rt_process *p,
+			const struct rt_image *img)
 {
-	const struct rt_plan *plan = p->img ? p->img->plan : NULL;
-	rt_raddr lo, hi;
+	const struct rt_plan *plan = img ? img->plan : NULL;
 	struct rt_thread *any = NULL;
+	rt_raddr lo, hi;
 
-	if (!plan || !p->mem)
+	if (!plan || !(lo = rt_plan_scratch_base(plan)))
 		return;
-	lo = rt_plan_scratch_base(plan);
 	hi = lo + rt_plan_scratch_size(plan);
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
@@ -365,11 +370,21 @@ static void clean_process(struct rt_tracer *tr, struct rt_process *p)
 		leave_scratch(th, lo, hi);
 		any = th;
 	}
-	if (rt_disarm_process(p))
-		pr_warn("process %d: cannot restore its code", p->pid);
-	if (any && lo)
+	if (rt_disarm_image(p, img))
+		pr_warn("process %d: cannot restore the code of %s", p->pid,
+			rt_symbols_path(img->syms));
+	if (any)
 		rt_remote_munmap(any->tid, p->mem, lo, hi - lo,
 				 &any->pending_sig);
+}
+
+static void clean_process(struct rt_tracer *tr, struct rt_process *p)
+{
+	if (!p->mem)
+		return;
+	clean_image(tr, p, p->img);
+	vec_for_each(&p->libs, lib)
+		clean_image(tr, p, *lib);
 }
 
 int rt_tracer_detach(struct rt_tracer *tr)

@@ -180,6 +180,15 @@ const char *rt_cct_name(const struct rt_cct *t, uint32_t i)
 	return i ? rt_fkeys_name(t->keys, t->nodes.v[i].key) : "all";
 }
 
+uint32_t rt_cct_next(const struct rt_cct *t, uint32_t i)
+{
+	if (t->nodes.v[i].first_child)
+		return t->nodes.v[i].first_child;
+	while (i && !t->nodes.v[i].next)
+		i = t->nodes.v[i].parent;
+	return i ? t->nodes.v[i].next : 0;
+}
+
 struct sort_ctx {
 	const struct rt_cct *t;
 	enum rt_cct_order order;

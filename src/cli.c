@@ -14,6 +14,7 @@
 #include "rtrace/cli.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
+#include "rtrace/viewopts.h"
 
 enum long_only {
 	OPT_NO_FOLLOW = 256,
@@ -29,6 +30,10 @@ enum long_only {
 	OPT_COVERAGE,
 	OPT_STATS,
 	OPT_DURATION,
+	OPT_STACK,
+	OPT_STACKS,
+	OPT_MEM,
+	OPT_HEAP_SERIES,
 };
 
 static const struct option long_opts[] = {
@@ -42,6 +47,10 @@ static const struct option long_opts[] = {
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "stack", required_argument, NULL, OPT_STACK },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "mem", no_argument, NULL, OPT_MEM },
+	{ "heap-series", no_argument, NULL, OPT_HEAP_SERIES },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -55,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "debug", required_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	RT_VIEW_LONG_OPTS,
 	{ 0 },
 };
 
@@ -62,6 +72,9 @@ static const char help_text[] =
 "Usage: rtrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       rtrace record [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       rtrace report [OPTIONS] [LOG]\n"
+"       rtrace tree [OPTIONS] [LOG]\n"
+"       rtrace replay [OPTIONS] [LOG]\n"
+"       rtrace export --format=FMT [-o FILE] [OPTIONS] [LOG]\n"
 "       rtrace [record] -p PID [OPTIONS]\n"
 "       rtrace -l [-f GLOB]... [--] PROGRAM\n"
 "\n"
@@ -74,6 +87,12 @@ static const char help_text[] =
 "  (none)          record PROGRAM into the log, then print the report\n"
 "  record          record PROGRAM into the log only\n"
 "  report [LOG]    print the report of a log (default rtrace.data)\n"
+"  tree [LOG]      print the call tree: every calling context, its calls,\n"
+"                  total and self time (= report --tree)\n"
+"  replay [LOG]    print the timeline: each entry and exit, indented by\n"
+"                  depth, with times, thread by thread (= report --replay)\n"
+"  export [LOG]    write the log as a Chrome/Perfetto trace, folded stacks,\n"
+"                  an SVG flame graph or an HTML report\n"
 "\n"
 "Selecting functions:\n"
 "  -f, --function=GLOB  trace functions whose demangled name matches GLOB;\n"
@@ -93,6 +112,14 @@ static const char help_text[] =
 "                       with its code restored\n"
 "      --duration=TIME  stop tracing after TIME (10s, 500ms, 2m): detach\n"
 "                       and let the program go on\n"
+"      --mem            profile memory: probe the allocator (Rust's\n"
+"                       __rust_alloc shims, libc's malloc family); each\n"
+"                       allocation costs two more probe hits.  The report\n"
+"                       adds allocations, bytes, frees, live bytes and the\n"
+"                       peak per function (report --mem: that table only)\n"
+"      --stack=N        record the calling stack (N frames) at every entry:\n"
+"                       unwound with the program's unwind tables, costs\n"
+"                       one unwind per call\n"
 "      --no-follow      do not record forked children or the programs\n"
 "                       started by exec; they run untraced\n"
 "      --count          count calls only: a breakpoint on entries, none on\n"
@@ -104,17 +131,53 @@ static const char help_text[] =
 "\n"
 "Reporting (report, and the live report):\n"
 "      --format=FMT     text (default), json or csv\n"
-"  -s, --sort=KEY       self (default), total, calls, avg, max or name\n"
+"  -s, --sort=KEY       self (default), total, calls, avg, max or name;\n"
+"                       with --mem: bytes (default), allocs, live, name\n"
 "      --limit=N        print only the first N rows\n"
 "      --by=WHAT        a table per thread, process or test (a libtest\n"
 "                       binary), or none; default: per process when the\n"
 "                       program started others, else one table\n"
+"      --heap-series    with --mem: the heap size over time, as CSV\n"
+"      --stacks         the distinct calling stacks of each function,\n"
+"                       with counts (recorded with --stack)\n"
 "      --instances      one row per function instance (monomorphizations,\n"
 "                       duplicate symbols) instead of merging by name\n"
 "      --raw-times      keep rtrace's own cost per stop in the times\n"
 "      --report-file=FILE  write the live report to FILE, not stderr\n"
 "      --color=WHEN     auto (default), always or never; NO_COLOR is\n"
 "                       respected\n"
+"\n"
+"Views (report, tree, replay, export; the live report with --tree,\n"
+"--replay, --graph, --export):\n"
+"  -f, --function=GLOB  reading a log: the table keeps the functions that\n"
+"                       match GLOB; the other views keep the calls of\n"
+"                       matching functions and what they call, and trees\n"
+"                       and stacks start there; repeatable\n"
+"      --min-total=TIME leave out the rows, call tree contexts and graph\n"
+"                       entries with less total time (20us, 1.5ms, 2s)\n"
+"      --graph=GLOB     the call graph of the functions matching GLOB,\n"
+"                       instead of the table: callers and callees, with\n"
+"                       the calls and the time of each edge (text, json)\n"
+"      --tree           the call tree instead of the table (text, json)\n"
+"      --replay         the timeline instead of the table (text)\n"
+"      --depth=N        tree, replay, chrome: N levels of calls at most\n"
+"      --tid=N          the calls of thread N only (not the table)\n"
+"      --since=TIME, --until=TIME\n"
+"                       replay and chrome: only what happened in this time\n"
+"                       window, counted from the program's start\n"
+"      --weight=W       folded, svg, html: frames weigh their self time\n"
+"                       (self, default) or their calls (calls)\n"
+"      --export=FMT:FILE  after the run (or record), also write FILE in\n"
+"                       format FMT (chrome, folded, svg, html); repeatable\n"
+"\n"
+"Export (rtrace export):\n"
+"      --format=FMT     chrome (trace event JSON for ui.perfetto.dev and\n"
+"                       chrome://tracing), folded (flamegraph.pl, inferno,\n"
+"                       speedscope), svg (interactive flame graph) or html\n"
+"                       (summary, flame graph, call tree in one file);\n"
+"                       default: from -o FILE's extension (.json .folded\n"
+"                       .svg .html)\n"
+"  -o, --output=FILE    the file to write (default: standard output)\n"
 "\n"
 "General:\n"
 "  -q, --quiet          no summary line; errors and warnings only\n"
@@ -129,6 +192,12 @@ static const char help_text[] =
 "  rtrace record -o run.data -f 'demo::*' -- ./demo 1000\n"
 "  rtrace report --sort total --limit 10 run.data\n"
 "  rtrace report --format json run.data      the same figures, for scripts\n"
+"  rtrace report --graph 'demo::index::*' run.data   callers and callees\n"
+"  rtrace tree --depth 3 --min-total 1ms run.data\n"
+"  rtrace replay --tid 4242 --since 1s --until 1.2s run.data\n"
+"  rtrace export -o trace.json run.data      open it in ui.perfetto.dev\n"
+"  rtrace export --format folded run.data | flamegraph.pl > flame.svg\n"
+"  rtrace --export html:report.html -f 'demo::*' ./demo 1000\n"
 "  rtrace -l -f 'demo::*' ./demo             what would be traced, and why not\n"
 "  rtrace -p 4242 -f 'server::*' --duration 10s   join, trace 10 s, leave\n"
 "\n"
@@ -171,13 +240,14 @@ static int pick(const char *arg, const char *const *names, size_t n,
 
 static int parse_report_opt(int c, const char *arg, struct rt_opts *o)
 {
-	static const char *const formats[] = { "text", "json", "csv" };
+	static const char *const formats[] = { RT_FORMAT_NAMES };
 	static const char *const sorts[] = { "self", "total", "calls",
-					     "avg", "max", "name" };
+					     "avg", "max", "name", "bytes",
+					     "allocs", "live" };
 	static const char *const bys[] = { NULL, "none", "thread", "process",
 					   "test" };
 	static const char *const colors[] = { "never", "always", "auto" };
-	int v, err = 0;
+	int v = 0, err = 0;	/* pick() leaves v alone when it fails */
 	char *end;
 
 	switch (c) {
@@ -218,6 +288,17 @@ static int parse_pid(const char *arg, struct rt_opts *o)
 	return 0;
 }
 
+static int parse_depth(const char *arg, struct rt_opts *o)
+{
+	char *end;
+	long n = strtol(arg, &end, 10);
+
+	if (*end || end == arg || n < 1 || n > 256)
+		return bad("--stack needs a depth from 1 to 256, not '%s'", arg);
+	o->stack_depth = n;
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct rt_opts *o)
 {
 	switch (c) {
@@ -239,6 +320,10 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 			return bad("--duration needs a time such as 10s or "
 				   "500ms, not '%s'", arg);
 		break;
+	case OPT_STACK: return parse_depth(arg, o);
+	case OPT_STACKS: o->show_stacks = true; break;
+	case OPT_MEM: o->mem = true; break;
+	case OPT_HEAP_SERIES: o->heap_series = o->mem = true; break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
 	case OPT_REPORT_FILE: o->report_path = arg; break;
@@ -246,6 +331,8 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_FORMAT: case 's': case OPT_BY: case OPT_COLOR: case OPT_LIMIT:
 		return parse_report_opt(c, arg, o);
 	default:
+		if (c >= RT_OPT_VIEW_FIRST && c <= RT_OPT_VIEW_LAST)
+			return rt_viewopts_parse(c, arg, o);
 		return -EINVAL;  /* getopt printed the problem */
 	}
 	return 0;
@@ -260,7 +347,7 @@ static int parse_command(int argc, char **argv, struct rt_opts *o)
 		o->cmd = RT_CMD_RECORD;
 	else if (strcmp(argv[1], "report") == 0)
 		o->cmd = RT_CMD_REPORT;
-	else
+	else if (!rt_viewopts_command(argv[1], o))
 		return 1;
 	return 2;
 }
@@ -270,6 +357,10 @@ static int check_operands(struct rt_opts *o)
 	if (o->count_only && o->coverage)
 		return bad("%s", "--count and --coverage exclude each other");
 	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION)
+		return 0;
+	if (rt_viewopts_check(o))
+		return -EINVAL;
+	if (o->cmd == RT_CMD_EXPORT)
 		return 0;
 	if (o->cmd == RT_CMD_REPORT) {
 		if (o->argc > 1)
@@ -301,7 +392,7 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 				NULL)) != -1) {
 		if (c == 'l' && o->cmd != RT_CMD_RUN)
 			return bad("%s", "-l works on a program, not with "
-				   "record or report");
+				   "a command");
 		listing |= c == 'l';
 		err = parse_one(c, optarg, o);
 		if (err) {

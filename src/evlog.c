@@ -40,6 +40,7 @@ enum block_type {
 	BLK_THREAD = 4,
 	BLK_PROCESS = 5,
 	BLK_END = 6,
+	BLK_STACK = 7,
 };
 
 #define STR_NONE UINT32_MAX	/* string length that stands for NULL */
@@ -59,6 +60,7 @@ enum block_type {
  * while a forged id costs at most a few bytes per byte of input.
  */
 #define FUNC_ID_SLACK 65536
+#define STACK_MAX 1024	/* frames in one stack block */
 #define FUNC_ID_PER_ROW 16
 
 static inline void put_u16(uint8_t *p, uint16_t v)
@@ -144,6 +146,8 @@ static const char *block_name(uint32_t type)
 		return "process";
 	case BLK_END:
 		return "end";
+	case BLK_STACK:
+		return "stack";
 	}
 	return "unknown";
 }
@@ -280,7 +284,7 @@ static int write_session(struct rt_evlog_writer *w,
 	uint32_t npts = MIN(info->cost.n, RT_STOP_COST_POINTS);
 	size_t size = SESSION_FIXED + str_size(info->cmdline) +
 		      str_size(info->cwd) + str_size(info->host) +
-		      str_size(info->version) + 4 + 16 * npts;
+		      str_size(info->version) + 4 + 16 * (size_t)npts;
 	uint8_t *p = block_begin(w, BLK_SESSION, size);
 
 	if (!p)
@@ -295,7 +299,7 @@ static int write_session(struct rt_evlog_writer *w,
 	p = put_str(p, info->host);
 	p = put_str(p, info->version);
 	put_u32(p, npts);
-	for (uint32_t i = 0; i < npts; i++) {
+	for (size_t i = 0; i < npts; i++) {
 		put_u64(p + 4 + 16 * i, info->cost.interval_ns[i]);
 		put_u64(p + 12 + 16 * i, info->cost.cost_ns[i]);
 	}
@@ -412,6 +416,29 @@ int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
 			  uint32_t pid, const char *name, uint32_t flags)
 {
 	return write_id_name(w, BLK_THREAD, tid, pid, name, flags);
+}
+
+int rt_evlog_write_stack(struct rt_evlog_writer *w, uint32_t id,
+			 const struct rt_log_frame *f, size_t n)
+{
+	size_t size = 8;
+	uint8_t *p;
+
+	for (size_t i = 0; i < n; i++)
+		size += 12 + str_size(f[i].name) + str_size(f[i].file);
+	p = block_begin(w, BLK_STACK, size);
+	if (!p)
+		return w->err;
+	put_u32(p, id);
+	put_u32(p + 4, n);
+	p += 8;
+	for (size_t i = 0; i < n; i++) {
+		put_u64(p, f[i].pc);
+		put_u32(p + 8, f[i].line);
+		p = put_str(p + 12, f[i].name);
+		p = put_str(p, f[i].file);
+	}
+	return block_end(w);
 }
 
 int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
@@ -627,6 +654,8 @@ struct rt_evlog_reader {
 	bool has_end, cut, done;
 	int err;		/* sticky until rewind */
 	struct rt_log_func **funcs;
+	struct rt_log_stack **stacks;	/* by id */
+	size_t nstacks, stacks_cap, stacks_read;
 	size_t nfuncs, funcs_cap;
 	uint64_t nrows;
 	struct idmap threads, procs;
@@ -837,6 +866,42 @@ static void add_func(struct rt_evlog_reader *r, struct rt_log_func *f,
 	r->nfuncs = MAX(r->nfuncs, (size_t)f->id + 1);
 }
 
+/* A deduplicated call stack; ids are dense from 1, like function ids. */
+static const char *parse_stack(struct rt_evlog_reader *r, struct cur *c)
+{
+	uint32_t id = cur_u32(c), n = cur_u32(c);
+	struct rt_log_stack *st;
+
+	if (c->why)
+		return c->why;
+	if (n > STACK_MAX || id >= FUNC_ID_SLACK + r->stacks_read * 2)
+		return "a stack id or depth out of range";
+	st = arena_alloc(&r->arena, sizeof(*st));
+	st->id = id;
+	st->n = n;
+	st->frames = arena_alloc(&r->arena, (n + 1) * sizeof(*st->frames));
+	for (uint32_t i = 0; i < n && !c->why; i++) {
+		st->frames[i].pc = cur_u64(c);
+		st->frames[i].line = cur_u32(c);
+		st->frames[i].name = nonnull(cur_str(c, r));
+		st->frames[i].file = cur_str(c, r);
+	}
+	if (c->why)
+		return c->why;
+	r->stacks_read++;
+	if (id >= r->stacks_cap) {
+		size_t cap = MAX(MAX(2 * r->stacks_cap, (size_t)id + 1), 64);
+
+		r->stacks = xrealloc(r->stacks, cap * sizeof(*r->stacks));
+		memset(r->stacks + r->stacks_cap, 0,
+		       (cap - r->stacks_cap) * sizeof(*r->stacks));
+		r->stacks_cap = cap;
+	}
+	r->stacks[id] = st;
+	r->nstacks = MAX(r->nstacks, (size_t)id + 1);
+	return NULL;
+}
+
 static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 {
 	uint32_t rowlen = cur_u32(c);
@@ -869,10 +934,18 @@ static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 static const char *parse_funcs(struct rt_evlog_reader *r, struct cur *c)
 {
 	uint32_t count = cur_u32(c);
+	uint64_t nrows = r->nrows;
 
 	/* No allocation follows @count: each row is checked as it comes. */
 	for (uint32_t i = 0; i < count && !c->why; i++)
 		parse_func_row(r, c);
+	/*
+	 * The rows of a malformed block do not raise the id bound: it is
+	 * read again on the next pass, which must find it malformed too
+	 * (counted twice, a row past the bound would pass the second time).
+	 */
+	if (c->why)
+		r->nrows = nrows;
 	return c->why;
 }
 
@@ -971,6 +1044,8 @@ static int absorb(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
 		why = parse_names(r, &c, &r->threads);
 	else if (type == BLK_PROCESS)
 		why = parse_names(r, &c, &r->procs);
+	else if (type == BLK_STACK)
+		why = parse_stack(r, &c);
 	else
 		why = parse_end(r, &c);
 	/* A bad block is not marked absorbed: a second pass reports it. */
@@ -986,7 +1061,7 @@ out:
 static bool is_table(uint32_t type)
 {
 	return type == BLK_FUNCS || type == BLK_THREAD ||
-	       type == BLK_PROCESS || type == BLK_END;
+	       type == BLK_PROCESS || type == BLK_END || type == BLK_STACK;
 }
 
 /* Reads the next block header and deals with the block. */
@@ -1189,8 +1264,10 @@ int rt_evlog_open(const char *path, struct rt_evlog_reader **out)
 	struct rt_evlog_reader *r = NULL;
 	int rc;
 
+	/* *out is set on success only; testing r, not rc, also tells the
+	 * analyzer, which cannot know that errno is never 0 after open() */
 	rc = reader_new(path, &r);
-	if (rc < 0)
+	if (!r)
 		return rc;
 	rc = read_file_header(r);
 	if (!rc)
@@ -1214,6 +1291,7 @@ void rt_evlog_reader_free(struct rt_evlog_reader *r)
 	free(r->buf);
 	free(r->big);
 	free(r->funcs);
+	free(r->stacks);
 	free(r->threads.v);
 	free(r->procs.v);
 	arena_free(&r->arena);
@@ -1244,6 +1322,12 @@ const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
 					uint32_t id)
 {
 	return id < r->nfuncs ? r->funcs[id] : NULL;
+}
+
+const struct rt_log_stack *rt_evlog_stack(const struct rt_evlog_reader *r,
+					  uint32_t id)
+{
+	return id < r->nstacks ? r->stacks[id] : NULL;
 }
 
 uint32_t rt_evlog_thread_flags(const struct rt_evlog_reader *r, uint32_t tid)

@@ -16,6 +16,9 @@
 #include "rtrace/arm.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
+#include "rtrace/vec.h"
+
+#include <elf.h>
 
 #include "tracer-int.h"
 
@@ -33,6 +36,26 @@ char *rt_image_exe(pid_t pid)
 	return xstrdup(buf);
 }
 
+static uint32_t func_flags(const struct rt_plan_func *pf)
+{
+	switch (pf->role) {
+	case RT_ROLE_ALLOC:
+	case RT_ROLE_ALLOC_ALIGNED:
+	case RT_ROLE_CALLOC:
+	case RT_ROLE_MEMALIGN:
+		return RT_FUNC_MEM_ALLOC;
+	case RT_ROLE_REALLOC:
+	case RT_ROLE_REALLOC_RUST:
+		return RT_FUNC_MEM_REALLOC;
+	case RT_ROLE_FREE:
+		return RT_FUNC_MEM_FREE;
+	case RT_ROLE_MODULES:
+		return RT_FUNC_HELPER;
+	default:
+		return pf->helper ? RT_FUNC_HELPER : 0;
+	}
+}
+
 static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
 {
 	const struct rt_plan *plan = img->plan;
@@ -48,9 +71,9 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
 			.line = pf->fn->line, .name = pf->fn->name,
 			.raw = pf->fn->raw, .module = rt_symbols_path(img->syms),
 			.file = pf->fn->file,
-			.flags = pf->helper ? RT_FUNC_HELPER : 0,
+			.flags = func_flags(pf),
 		};
-		if (pf->helper)
+		if (rows[i].flags)
 			continue;
 		if (pf->why)
 			tr->st.refused++;
@@ -88,6 +111,237 @@ static int load_image(struct rt_tracer *tr, struct rt_process *p,
 	return 0;
 }
 
+/* ---- the allocator's entry points (--mem) ------------------------------- */
+
+static const struct {
+	const char *name;       /* the last path component, or the symbol */
+	bool rust;              /* a Rust global-allocator shim */
+	uint8_t role;
+} allocator[] = {
+	{ "__rust_alloc", true, RT_ROLE_ALLOC },
+	{ "__rust_alloc_zeroed", true, RT_ROLE_ALLOC },
+	{ "__rust_realloc", true, RT_ROLE_REALLOC_RUST },
+	{ "__rust_dealloc", true, RT_ROLE_FREE },
+	{ "malloc", false, RT_ROLE_ALLOC },
+	{ "calloc", false, RT_ROLE_CALLOC },
+	{ "realloc", false, RT_ROLE_REALLOC },
+	{ "free", false, RT_ROLE_FREE },
+	{ "posix_memalign", false, RT_ROLE_MEMALIGN },
+	{ "aligned_alloc", false, RT_ROLE_ALLOC_ALIGNED },
+	{ "memalign", false, RT_ROLE_ALLOC_ALIGNED },
+};
+
+/* The role of function @fn as an allocator entry point, or 0.  Rust's
+ * shims are "__rustc::__rust_alloc" under v0 mangling, "__rust_alloc"
+ * before; libc's functions are plain C symbols. */
+static uint8_t allocator_role(const struct rt_func *fn)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(allocator); i++) {
+		const char *n = allocator[i].name;
+		size_t ln = strlen(n), lf = strlen(fn->name);
+
+		if (allocator[i].rust ?
+			    strcmp(fn->name, n) == 0 ||
+				    (lf > ln + 2 &&
+				     strncmp(fn->name + lf - ln - 2, "::", 2) == 0 &&
+				     strcmp(fn->name + lf - ln, n) == 0) :
+			    rt_func_named(fn, n))
+			return allocator[i].role;
+	}
+	return 0;
+}
+
+/* Symbol indexes and roles of the allocator entry points of @syms. */
+static size_t find_allocator(const struct rt_symbols *syms, size_t **idx,
+			     uint8_t **roles)
+{
+	size_t n = 0;
+
+	/* room for two of each, and for the entry hook */
+	*idx = xmalloc((ARRAY_SIZE(allocator) * 2 + 1) * sizeof(**idx));
+	*roles = xmalloc(ARRAY_SIZE(allocator) * 2 + 1);
+	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
+		uint8_t role = allocator_role(rt_symbols_func(syms, i));
+
+		if (role && n < ARRAY_SIZE(allocator) * 2) {
+			(*idx)[n] = i;
+			(*roles)[n++] = role;
+		}
+	}
+	return n;
+}
+
+/*
+ * Rust's __rust_alloc shim calls (or jumps to) the global allocator: std's
+ * __rdl_alloc, or the alloc method of the program's own #[global_allocator]
+ * (which the optimiser may also inline into the shim).  The shim is what
+ * is probed either way; the log names a custom allocator (a row of its own,
+ * not probed) so that the report can say which it was.
+ */
+static bool shim_uses_std(const struct rt_symbols *syms)
+{
+	long k = rt_symbols_find(syms, "__rustc::__rust_alloc");
+	const struct rt_func *fn;
+	rt_insn_vec insns = { 0 };
+	uint8_t code[512];
+	bool std = false;
+
+	if (k < 0)
+		k = rt_symbols_find(syms, "__rust_alloc");
+	fn = k >= 0 ? rt_symbols_func(syms, k) : NULL;
+	if (!fn || fn->size > sizeof(code) ||
+	    rt_symbols_read(syms, fn->addr, code, fn->size))
+		return true;  /* no shim: nothing to say */
+	rt_arch_decode(code, fn->size, fn->addr, &insns);
+	vec_for_each(&insns, in) {
+		const struct rt_func *to = in->target ?
+			rt_symbols_lookup(syms, in->target) : NULL;
+
+		std |= (in->cls == RT_INSN_CALL || in->cls == RT_INSN_JMP) &&
+		       to && strstr(to->name, "__rdl_alloc");
+	}
+	vec_free(&insns);
+	return std;
+}
+
+static void note_global_allocator(struct rt_tracer *tr,
+				  const struct rt_symbols *syms, rt_raddr bias)
+{
+	static const char impl[] = " as core::alloc::global::GlobalAlloc>::alloc";
+	const struct rt_func *found = NULL;
+
+	if (shim_uses_std(syms))
+		return;
+	for (size_t i = 0; i < rt_symbols_count(syms) && !found; i++) {
+		const struct rt_func *fn = rt_symbols_func(syms, i);
+		size_t n = strlen(fn->name);
+
+		if (n > sizeof(impl) && !strcmp(fn->name + n - strlen(impl), impl) &&
+		    !strstr(fn->name, "std::alloc::System"))
+			found = fn;
+	}
+	rt_evlog_write_funcs(tr->cfg.log, &(struct rt_log_func){
+		.id = tr->next_func_id++,
+		.addr = found ? found->addr + bias : 0,
+		.size = found ? found->size : 0,
+		.name = found ? found->name : "inlined into __rust_alloc",
+		.raw = found ? found->raw : "",
+		.module = rt_symbols_path(syms),
+		.flags = RT_FUNC_GLOBAL_ALLOC | RT_FUNC_HELPER }, 1);
+}
+
+/* ---- images ---------------------------------------------------------- */
+
+static void load_lines(struct rt_symbols *syms, const size_t *idx, size_t n)
+{
+	bool *want = xcalloc(rt_symbols_count(syms) + 1, 1);
+
+	for (size_t i = 0; i < n; i++)
+		want[idx[i]] = true;
+	rt_symbols_load_lines(syms, want);
+	free(want);
+}
+
+static int read_mem(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	return rt_mem_read(ctx, addr, buf, len);
+}
+
+/*
+ * With --mem, the libraries are looked at when the program reaches its
+ * entry point: the dynamic linker has mapped and relocated them by then,
+ * so that what their PLT stubs lead to can be followed.  Later dlopens are
+ * caught at the dynamic linker's hook (watch_libraries()).
+ */
+static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
+			   uint8_t *roles, size_t *ns)
+{
+	long k = rt_symbols_index_at(syms, rt_symbols_entry(syms));
+
+	if (k < 0)
+		return;
+	sp[*ns] = k;
+	roles[(*ns)++] = RT_ROLE_MODULES;
+}
+
+/* The plan for @syms at @bias in @p: the selected functions @idx[0..n),
+ * and with --mem the allocator's entry points (and, in the executable,
+ * the hook at its entry point). */
+static int plan_image(struct rt_tracer *tr, struct rt_process *p,
+		      struct rt_symbols *syms, const size_t *idx, size_t n,
+		      rt_raddr bias, bool exe, struct rt_plan **plan)
+{
+	size_t *sp = NULL, ns = 0;
+	uint8_t *roles = NULL;
+	int err = 0;
+
+	if (tr->cfg.mem) {
+		ns = find_allocator(syms, &sp, &roles);
+		if (exe)
+			add_entry_hook(syms, sp, roles, &ns);
+	}
+	*plan = NULL;
+	if (n + ns) {
+		load_lines(syms, idx, n);
+		err = rt_plan_new(syms, &(struct rt_plan_request){
+					  .idx = idx, .n = n, .bias = bias,
+					  .special = sp, .roles = roles,
+					  .nspecial = ns, .read = read_mem,
+					  .read_ctx = p->mem,
+					  .first_id = tr->next_func_id,
+					  .kinds = tr->cfg.count_only ||
+							   tr->cfg.coverage ?
+						   RT_PROBE_ENTRY : 0 },
+				  plan);
+	}
+	if (*plan)
+		tr->next_func_id += rt_plan_nfuncs(*plan);
+	free(sp);
+	free(roles);
+	return err;
+}
+
+/*
+ * With --mem, the allocator also lives in shared libraries (libc's malloc).
+ * Those mapped at start-up are looked at from the hook at the program's
+ * entry point; those dlopen()ed later are announced by the dynamic linker,
+ * which calls _dl_debug_state() each time the list changed, for debuggers:
+ * a probe there (with a scratch area of its own, near ld.so) says when.
+ */
+static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+	const char *interp = rt_symbols_interp(p->img->syms);
+	struct rt_symbols *ld;
+	struct rt_plan *plan = NULL;
+	uint64_t base = 0;
+	long k;
+
+	if (!tr->cfg.mem || !interp || rt_auxv_get(p->pid, AT_BASE, &base) ||
+	    !base || rt_symbols_open(interp, RT_SYMS_QUIET, &ld)) {
+		pr_dbg("process %d: no dynamic linker to watch (%s)", p->pid,
+		       interp ? interp : "static");
+		return;
+	}
+	k = rt_symbols_find(ld, "_dl_debug_state");
+	if (k >= 0)
+		rt_plan_new(ld, &(struct rt_plan_request){
+				    .special = (size_t[]){ k },
+				    .roles = (uint8_t[]){ RT_ROLE_MODULES },
+				    .nspecial = 1, .bias = base,
+				    .first_id = tr->next_func_id },
+			    &plan);
+	if (!plan) {
+		rt_symbols_free(ld);
+		return;
+	}
+	tr->next_func_id += rt_plan_nfuncs(plan);
+	vec_push(&p->libs, rt_image_new(ld, plan, base));
+	if (rt_arm_image(p, *vec_last(&p->libs), th->tid, &th->pending_sig))
+		pr_warn("process %d: libraries it opens later will not be "
+			"profiled", p->pid);
+}
+
 int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 {
 	struct rt_symbols *syms;
@@ -99,30 +353,110 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 	if (err)
 		return err;
 	err = rt_arm_bias(p->pid, syms, &bias);
-	if (!err && n) {
-		bool *want = xcalloc(rt_symbols_count(syms) + 1, 1);
-
-		for (size_t i = 0; i < n; i++)
-			want[idx[i]] = true;
-		rt_symbols_load_lines(syms, want);
-		free(want);
-		err = rt_plan_new(syms, &(struct rt_plan_request){
-					  .idx = idx, .n = n, .bias = bias,
-					  .first_id = tr->next_func_id,
-					  .kinds = tr->cfg.count_only ||
-							   tr->cfg.coverage ?
-						   RT_PROBE_ENTRY : 0 },
-				  &plan);
-		if (!err)
-			tr->next_func_id += rt_plan_nfuncs(plan);
-	}
+	if (!err)
+		err = plan_image(tr, p, syms, idx, n, bias, true, &plan);
 	free(idx);
 	if (err) {
 		rt_symbols_free(syms);
 		return err;
 	}
 	p->img = rt_image_new(syms, plan, bias);
+	if (tr->cfg.mem && p->record)
+		note_global_allocator(tr, syms, bias);
 	return 0;
+}
+
+int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
+		 int *deferred_sig)
+{
+	int err = p->img->plan ? rt_arm_image(p, p->img, tid, deferred_sig)
+			       : 0;
+
+	vec_for_each(&p->libs, lib)
+		if (!err && (*lib)->plan)
+			err = rt_arm_image(p, *lib, tid, deferred_sig);
+	return err;
+}
+
+/* ---- libraries mapped later --------------------------------------------- */
+
+static bool known_module(const struct rt_process *p, const char *path)
+{
+	char *exe = rt_image_exe(p->pid);
+	bool known = !strcmp(p->img->path, path) || (exe && !strcmp(exe, path));
+
+	free(exe);
+	vec_for_each(&p->libs, lib)
+		known = known || !strcmp((*lib)->path, path);
+	return known;
+}
+
+/* A library of @p: its symbols and, when it holds allocator entry points,
+ * their probes, armed now through thread @th. */
+static void add_library(struct rt_tracer *tr, struct rt_thread *th,
+			const char *path, rt_raddr base)
+{
+	struct rt_process *p = th->proc;
+	struct rt_symbols *syms;
+	struct rt_plan *plan = NULL;
+	struct rt_image *img;
+
+	if (rt_symbols_open(path, RT_SYMS_QUIET, &syms))
+		return;
+	plan_image(tr, p, syms, NULL, 0, base, false, &plan);
+	img = rt_image_new(syms, plan, base);
+	vec_push(&p->libs, img);
+	if (!plan)
+		return;
+	if (rt_arm_image(p, img, th->tid, &th->pending_sig)) {
+		pr_warn("process %d: no probes in %s", p->pid, path);
+		return;
+	}
+	log_funcs(tr, img);
+	pr_dbg("process %d: %s at %" PRIxRADDR ", %zu probes", p->pid, path,
+	       base, rt_plan_nprobes(plan));
+}
+
+/* One line of /proc/PID/maps: a file mapped at file offset 0 is where that
+ * file (a shared object, all at a bias of its start) begins. */
+static bool parse_map(const char *line, rt_raddr *start, char *path,
+		      size_t len)
+{
+	unsigned long long lo, hi, off;
+	char perms[8];
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off,
+		   &n) < 4 || !n || off != 0 || line[n] != '/')
+		return false;
+	snprintf(path, len, "%.*s", (int)strcspn(line + n, "\n"), line + n);
+	*start = lo;
+	return true;
+}
+
+void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th)
+{
+	char maps[64], path[PATH_MAX], *line = NULL;
+	struct rt_process *p = th->proc;
+	size_t cap = 0;
+	rt_raddr base;
+	FILE *f;
+
+	if (!p->watching) {
+		p->watching = true;
+		watch_libraries(tr, th);
+	}
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", p->pid);
+	f = fopen(maps, "re");
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_map(line, &base, path, sizeof(path)) &&
+		    !known_module(p, path))
+			add_library(tr, th, path, base);
+	}
+	free(line);
+	fclose(f);
 }
 
 void rt_image_log(struct rt_tracer *tr, struct rt_process *p)

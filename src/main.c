@@ -7,6 +7,7 @@
 
 #include "rtrace/cli.h"
 #include "rtrace/session.h"
+#include "rtrace/views.h"
 
 #ifndef RTRACE_VERSION
 #define RTRACE_VERSION "0"
@@ -32,7 +33,11 @@ int main(int argc, char **argv)
 		code = RT_EXIT_OK;
 		break;
 	case RT_CMD_REPORT:
-		code = rt_session_report(&o);
+		code = o.view == RT_VIEW_TABLE ? rt_session_report(&o)
+					       : rt_views_report(&o);
+		break;
+	case RT_CMD_EXPORT:
+		code = rt_views_export(&o);
 		break;
 	case RT_CMD_LIST:
 		code = rt_session_list(&o);

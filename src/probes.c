@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Levels of tail jumps followed into untraced code. */
+#define HELPER_LEVELS 3
+
 #define PR_FMT "probes"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/log.h"
@@ -50,13 +53,15 @@ static unsigned site_kinds(const struct rt_insn *in, rt_raddr lo, rt_raddr hi)
 }
 
 static void add_probe(struct rt_plan *p, const struct rt_insn *in,
-		      uint32_t id, unsigned kinds, rt_raddr lo, rt_raddr hi)
+		      uint32_t id, unsigned kinds, uint8_t role, rt_raddr lo,
+		      rt_raddr hi)
 {
 	struct rt_probe *pr = vec_push_zero(&p->probes);
 
 	pr->addr = in->addr;
 	pr->func = id;
 	pr->kinds = kinds;
+	pr->role = role;
 	pr->func_lo = lo;
 	pr->func_hi = hi;
 	memcpy(pr->orig, in->bytes, MIN((size_t)in->len, sizeof(pr->orig)));
@@ -132,39 +137,121 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 		pf->ntail += !!(kinds & RT_PROBE_TAIL);
 		if (pf->helper)
 			kinds |= RT_PROBE_HELPER;
-		add_probe(p, in, pf->id, kinds, lo, hi);
+		add_probe(p, in, pf->id, kinds, pf->role, lo, hi);
 	}
 }
 
-/*
- * A selected function that ends with a jump into an untraced function (say
- * std::thread::sleep) has no return of its own: it ends when that function
- * returns.  So the untraced targets of direct tail jumps get probes on
- * their returns, as helpers that count nothing; the analysis closes the
- * jumping frame at the helper's return with the same stack pointer.
- */
-static void add_helpers(struct rt_plan *p, const struct rt_symbols *syms,
-			rt_insn_vec *insns, uint32_t next_id, uint8_t *taken)
+/* Where a PLT stub at @target jumps: the function its GOT slot holds now
+ * (resolved: libraries are planned once relocated), or 0. */
+static rt_raddr through_plt(const struct rt_plan *p,
+			    const struct rt_symbols *syms,
+			    const struct rt_plan_request *req, rt_raddr target)
 {
-	size_t nprobes = p->probes.n;
+	uint8_t code[16];
+	rt_insn_vec one = { 0 };
+	rt_raddr slot, to = 0;
 
-	for (size_t i = 0; i < nprobes; i++) {
+	if (!req->read || rt_symbols_read(syms, target - p->bias, code,
+					  sizeof(code)))
+		return 0;
+	rt_arch_decode(code, sizeof(code), target, &one);
+	if (one.n && rt_arch_mem_target(&one.v[0], &slot) == 0 &&
+	    req->read(req->read_ctx, slot, &to, sizeof(to)) != 0)
+		to = 0;
+	vec_free(&one);
+	return to;
+}
+
+/* The function a tail jump to @target enters: a symbol starting there, or
+ * code the unwind tables delimit (libc's calloc jumps into internal
+ * functions without symbols), or what a PLT stub there leads to (calloc
+ * ends with memset through the PLT).  NULL when none is known. */
+static const struct rt_func *jump_target(const struct rt_plan *p,
+					 const struct rt_symbols *syms,
+					 const struct rt_plan_request *req,
+					 rt_raddr target, int depth)
+{
+	long k = rt_symbols_index_at(syms, target - p->bias);
+	const struct rt_func *fn;
+	rt_raddr to;
+
+	if (k >= 0)
+		return rt_symbols_func(syms, k);
+	fn = rt_symbols_code_at(syms, target - p->bias);
+	/* the .plt has one unwind entry for all its stubs */
+	if ((!fn || fn->addr != target - p->bias) && depth == 0 &&
+	    (to = through_plt(p, syms, req, target)))
+		return jump_target(p, syms, req, to, 1);
+	return fn && fn->addr == target - p->bias ? fn : NULL;
+}
+
+/* Whether @fn returns its first argument, as memset, memcpy and memmove
+ * (and their tuned variants) do: a function that ends by jumping there
+ * returns that argument, which is known at the jump. */
+static bool returns_first_arg(const struct rt_func *fn)
+{
+	static const char *const names[] = { "memset", "memcpy", "memmove" };
+	const char *n = fn->name;
+
+	n += strspn(n, "_");
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (str_starts(n, names[i]))
+			return true;
+	return false;
+}
+
+static bool is_planned(const struct rt_plan *p, const struct rt_func *fn)
+{
+	vec_for_each(&p->funcs, f)
+		if (f->fn == fn)
+			return true;
+	return false;
+}
+
+static void add_helpers_of(struct rt_plan *p, const struct rt_symbols *syms,
+			   const struct rt_plan_request *req,
+			   rt_insn_vec *insns, uint32_t *next_id,
+			   size_t first, size_t end)
+{
+	for (size_t i = first; i < end; i++) {
 		const struct rt_insn *in = &p->insns.v[i];
+		const struct rt_func *fn;
 		struct rt_plan_func *pf;
-		long k;
 
 		if (!(p->probes.v[i].kinds & RT_PROBE_TAIL) || !in->target ||
 		    (in->cls != RT_INSN_JMP && in->cls != RT_INSN_JCC))
 			continue;
-		k = rt_symbols_index_at(syms, in->target - p->bias);
-		if (k < 0 || taken[k])
+		fn = jump_target(p, syms, req, in->target, 0);
+		if (fn && returns_first_arg(fn)) {
+			/* the memset variants may not even decode (AVX-512
+			 * with capstone 4): no need to follow them */
+			p->probes.v[i].kinds |= RT_PROBE_RET_ARG0;
 			continue;
-		taken[k] = 1;  /* one helper per function */
+		}
+		if (!fn || is_planned(p, fn))
+			continue;
 		pf = vec_push_zero(&p->funcs);
-		pf->id = next_id++;
-		pf->fn = rt_symbols_func(syms, k);
+		pf->id = (*next_id)++;
+		pf->fn = fn;
 		pf->helper = true;
-		plan_func(p, syms, pf, insns, RT_PROBE_EXIT);
+		plan_func(p, syms, pf, insns, RT_PROBE_EXIT | RT_PROBE_TAIL);
+	}
+}
+
+static void add_helpers(struct rt_plan *p, const struct rt_symbols *syms,
+			const struct rt_plan_request *req, rt_insn_vec *insns,
+			uint32_t next_id, uint8_t *taken)
+{
+	size_t from = 0;
+
+	/* a helper may itself end by a jump (memset's variants jump into
+	 * each other): follow a few levels */
+	for (int level = 0; level < HELPER_LEVELS && from < p->probes.n;
+	     level++) {
+		size_t to = p->probes.n;
+
+		add_helpers_of(p, syms, req, insns, &next_id, from, to);
+		from = to;
 	}
 }
 
@@ -212,6 +299,44 @@ static void build_hash(struct rt_plan *p)
 	}
 }
 
+static void set_role(struct rt_plan *p, struct rt_plan_func *f, uint8_t role)
+{
+	f->role = role;
+	vec_for_each(&p->probes, pr)
+		if (pr->func == f->id)
+			pr->role = role;
+}
+
+/* Functions probed for a role of their own: the memory allocator's entry
+ * points (entries, exits and tail jumps: their results are needed), the
+ * dynamic linker's hook (entry only).  One already selected takes the
+ * role too. */
+static void add_special(struct rt_plan *p, const struct rt_symbols *syms,
+			const struct rt_plan_request *req, rt_insn_vec *insns,
+			uint8_t *taken)
+{
+	for (size_t i = 0; i < req->nspecial; i++) {
+		const struct rt_func *fn = rt_symbols_func(syms, req->special[i]);
+		struct rt_plan_func *pf;
+
+		if (taken[req->special[i]]) {
+			vec_for_each(&p->funcs, f)
+				if (f->fn == fn)
+					set_role(p, f, req->roles[i]);
+			continue;
+		}
+		taken[req->special[i]] = 1;
+		pf = vec_push_zero(&p->funcs);
+		pf->id = req->first_id + p->funcs.n - 1;
+		pf->fn = fn;
+		pf->role = req->roles[i];
+		plan_func(p, syms, pf, insns, pf->role == RT_ROLE_MODULES ?
+					       RT_PROBE_ENTRY :
+					       RT_PROBE_ENTRY | RT_PROBE_EXIT |
+						       RT_PROBE_TAIL);
+	}
+}
+
 /* Functions whose entries are watched without being counted (to name a
  * libtest thread after the test it runs). */
 static void add_watched(struct rt_plan *p, const struct rt_symbols *syms,
@@ -256,7 +381,8 @@ int rt_plan_new(const struct rt_symbols *syms,
 			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
 			       rt_refusal_str(pf->why), pf->why_at);
 	}
-	add_helpers(p, syms, &insns, req->first_id + p->funcs.n, taken);
+	add_special(p, syms, req, &insns, taken);
+	add_helpers(p, syms, req, &insns, req->first_id + p->funcs.n, taken);
 	add_watched(p, syms, req, &insns, taken);
 	free(taken);
 	vec_free(&insns);

@@ -14,6 +14,7 @@
 #include "rtrace/arch.h"
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
+#include "rtrace/match.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
 
@@ -156,6 +157,31 @@ static void set_group(struct rt_report *rep, struct rt_evlog_reader *r,
 	}
 }
 
+/* --min-total, and -f when the report reads a log (in a live run, -f
+ * chose what was traced: every row matches it). */
+static bool keep_row(const struct rt_report_row *row, const struct rt_opts *o)
+{
+	bool named = o->cmd != RT_CMD_RUN && o->include.n;
+
+	if (row->st.total < o->min_total_ns)
+		return false;
+	for (size_t i = 0; named && i < o->include.n; i++)
+		if (rt_glob_match(o->include.v[i], row->name, row->fn->raw))
+			return true;
+	return !named;
+}
+
+static size_t filter_rows(struct rt_report_row *rows, size_t n,
+			  const struct rt_opts *o)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (keep_row(&rows[i], o))
+			rows[k++] = rows[i];
+	return k;
+}
+
 static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 		       const struct rt_profile *prof, const struct rt_opts *o)
 {
@@ -166,7 +192,9 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 		const struct rt_profile_row *pr = rt_profile_row(prof, i);
 		const struct rt_log_func *fn = rt_evlog_func(r, pr->func);
 
-		if (!fn)
+		/* the allocator's rows are the memory report's */
+		if (!fn || (fn->flags & (RT_FUNC_MEM_ALLOC | RT_FUNC_MEM_FREE |
+					 RT_FUNC_MEM_REALLOC)))
 			continue;
 		rep->rows[k] = (struct rt_report_row){
 			.name = fn->name, .fn = fn, .instances = 1,
@@ -177,6 +205,7 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 	k = merge_rows(rep->rows, k, false);
 	if (!o->instances)
 		k = merge_rows(rep->rows, k, true);
+	k = filter_rows(rep->rows, k, o);
 	qsort_r(rep->rows, k, sizeof(*rep->rows), cmp_sort, (void *)&o->sort);
 	rep->nrows_all = k;
 	rep->nrows = o->limit > 0 && (size_t)o->limit < k ? (size_t)o->limit : k;

@@ -25,11 +25,14 @@
 #include "rtrace/output.h"
 #include "rtrace/probes.h"
 #include "rtrace/report.h"
+#include "rtrace/memprof.h"
 #include "rtrace/session.h"
+#include "rtrace/stackview.h"
 #include "rtrace/symbols.h"
 #include "rtrace/tracee.h"
 #include "rtrace/tracer.h"
 #include "rtrace/util.h"
+#include "rtrace/views.h"
 #include "rtrace/waitstatus.h"
 
 #ifndef RTRACE_VERSION
@@ -400,6 +403,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	struct rt_tracer_config cfg = {
 		.matcher = t->matcher, .follow = !o->no_follow,
 		.count_only = o->count_only, .coverage = o->coverage,
+		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
 		.first_n = t->n,
 	};
@@ -455,6 +459,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	struct rt_tracer_config cfg = {
 		.matcher = t->matcher, .follow = !o->no_follow,
 		.count_only = o->count_only, .coverage = o->coverage,
+		.stack_depth = o->stack_depth, .mem = o->mem,
 		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
 	};
 	struct rt_tracer *tr;
@@ -533,6 +538,8 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 }
 
 static int report_log(const struct rt_opts *o, const char *path, FILE *out);
+static int report_memory(struct rt_evlog_reader *r, const struct rt_opts *o,
+			 FILE *out, bool alone);
 
 int rt_session_record(const struct rt_opts *o)
 {
@@ -564,7 +571,7 @@ int rt_session_record(const struct rt_opts *o)
 	print_summary(o, &t, &res, events);
 	if (o->stats)
 		print_stats(&res, events);
-	if (o->cmd == RT_CMD_RUN)
+	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)
 		report_log(o, o->log_path, NULL);
 out:
 	target_release(&t);
@@ -593,6 +600,9 @@ static int report_log(const struct rt_opts *o, const char *path, FILE *out)
 		f = o->report_path ? NULL : stderr;
 	if (!err && f)
 		err = rt_output_for(o->format)->write(f, rep, o);
+	/* the live run with --mem shows the memory after the times */
+	if (!err && f && o->mem && o->cmd == RT_CMD_RUN)
+		report_memory(r, o, f, false);
 	if (f && f != out && f != stderr)
 		fclose(f);
 	rt_report_free(rep);
@@ -600,7 +610,55 @@ static int report_log(const struct rt_opts *o, const char *path, FILE *out)
 	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
 }
 
+/* The memory profile of @r to @out; a log without allocator probes is an
+ * error only when memory was all that was asked for. */
+static int report_memory(struct rt_evlog_reader *r, const struct rt_opts *o,
+			 FILE *out, bool alone)
+{
+	struct rt_memprof *m;
+	int err = rt_memprof_build(r, &m);
+
+	if (err == -ENODATA) {
+		pr_err("%s holds no memory profile: record it with --mem",
+		       o->log_path);
+		return alone ? RT_EXIT_USAGE : RT_EXIT_OK;
+	}
+	if (!err)
+		err = o->heap_series ? rt_memprof_print_series(out, m)
+				     : rt_memprof_print(out, m, r, o);
+	rt_memprof_free(m);
+	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
+}
+
+static int report_stacks(const struct rt_opts *o)
+{
+	struct rt_evlog_reader *r;
+	int err = rt_evlog_open(o->log_path, &r);
+
+	if (err)
+		return RT_EXIT_USAGE;
+	err = rt_stackview_print(r, o, stdout);
+	rt_evlog_reader_free(r);
+	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
+}
+
+static int report_mem_only(const struct rt_opts *o)
+{
+	struct rt_evlog_reader *r;
+	int code;
+
+	if (rt_evlog_open(o->log_path, &r))
+		return RT_EXIT_USAGE;
+	code = report_memory(r, o, stdout, true);
+	rt_evlog_reader_free(r);
+	return code;
+}
+
 int rt_session_report(const struct rt_opts *o)
 {
+	if (o->show_stacks)
+		return report_stacks(o);
+	if (o->mem)
+		return report_mem_only(o);
 	return report_log(o, o->log_path, stdout);
 }

@@ -39,9 +39,12 @@ struct rt_symbols {
 	Dwfl_Module *mod;
 	bool pie;
 	bool can_exec;      /* imports an exec-family function */
+	char *interp;       /* PT_INTERP, or NULL */
 	rt_raddr entry;
 	VEC(struct rt_func) funcs;
 	VEC(struct text_section) text;
+	VEC(struct rt_func *) unnamed;  /* code found through its unwind
+					 * entry, not a symbol */
 };
 
 /* Failures are user errors when the user named the file, and mere facts
@@ -59,6 +62,22 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
+
+static void read_interp(struct rt_symbols *s, const GElf_Ehdr *eh)
+{
+	for (size_t i = 0; i < eh->e_phnum; i++) {
+		GElf_Phdr ph;
+		size_t len;
+		const char *raw;
+
+		if (!gelf_getphdr(s->elf, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		raw = elf_rawfile(s->elf, &len);
+		if (raw && ph.p_offset < len && ph.p_filesz <= len - ph.p_offset)
+			s->interp = xstrndup(raw + ph.p_offset, ph.p_filesz);
+		return;
+	}
+}
 
 /* Says what is wrong with a file that cannot be traced, in one line. */
 static int check_header(struct rt_symbols *s)
@@ -83,6 +102,7 @@ static int check_header(struct rt_symbols *s)
 	}
 	s->pie = eh.e_type == ET_DYN;
 	s->entry = eh.e_entry;
+	read_interp(s, &eh);
 	return 0;
 }
 
@@ -131,9 +151,16 @@ static int cmp_func(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* among aliases, keep the longest size first, then a stable name */
+	/* among aliases, keep the longest size first, then the exported
+	 * name (glibc's _dl_debug_state, not its __GI_ alias), then a
+	 * stable name */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	/* libc's malloc, not __libc_malloc */
+	if (strspn(x->raw, "_") != strspn(y->raw, "_"))
+		return strspn(x->raw, "_") < strspn(y->raw, "_") ? -1 : 1;
 	return strcmp(x->raw, y->raw);
 }
 
@@ -147,8 +174,13 @@ static void dedup_funcs(struct rt_symbols *s)
 		struct rt_func *f = &s->funcs.v[i];
 
 		if (out && s->funcs.v[out - 1].addr == f->addr) {
+			struct rt_func *kept = &s->funcs.v[out - 1];
+
+			kept->aliases = xrealloc(kept->aliases,
+						 (kept->naliases + 1) *
+							 sizeof(char *));
+			kept->aliases[kept->naliases++] = f->raw;
 			free((char *)f->name);
-			free((char *)f->raw);
 			continue;
 		}
 		s->funcs.v[out++] = *f;
@@ -185,8 +217,10 @@ static int load_funcs(struct rt_symbols *s)
 
 		if (name && sym.st_shndx == SHN_UNDEF && is_exec_import(name))
 			s->can_exec = true;
+		/* a function whose end wraps past 2^64 is a corrupt symbol:
+		 * every addr + size (lookups, probe ranges) would wrap */
 		if (!name || !*name || sym.st_size == 0 ||
-		    sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx == SHN_UNDEF || addr + sym.st_size < addr ||
 		    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
 		     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
 			continue;
@@ -195,6 +229,8 @@ static int load_funcs(struct rt_symbols *s)
 					    .size = sym.st_size,
 					    .name = rt_demangle(name),
 					    .raw = xstrdup(name),
+					    .global = GELF_ST_BIND(sym.st_info) !=
+						      STB_LOCAL,
 					}));
 	}
 	if (s->funcs.n == 0) {
@@ -263,9 +299,18 @@ void rt_symbols_free(struct rt_symbols *s)
 		free((char *)f->name);
 		free((char *)f->raw);
 		free((char *)f->file);
+		for (unsigned i = 0; i < f->naliases; i++)
+			free((char *)f->aliases[i]);
+		free(f->aliases);
 	}
 	vec_free(&s->funcs);
 	vec_free(&s->text);
+	vec_for_each(&s->unnamed, u) {
+		free((char *)(*u)->name);
+		free((char *)(*u)->raw);
+		free(*u);
+	}
+	vec_free(&s->unnamed);
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	if (s->elf)
@@ -273,6 +318,7 @@ void rt_symbols_free(struct rt_symbols *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	free(s->path);
+	free(s->interp);
 	free(s);
 }
 
@@ -339,6 +385,38 @@ int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 	return -ENOENT;
 }
 
+const char *rt_symbols_interp(const struct rt_symbols *s)
+{
+	return s->interp;
+}
+
+/* Whether symbol @sym is @name, a version suffix aside (.symtab may
+ * spell a versioned symbol name@@VERSION). */
+static bool same_symbol(const char *sym, const char *name, size_t len)
+{
+	return strncmp(sym, name, len) == 0 && (!sym[len] || sym[len] == '@');
+}
+
+bool rt_func_named(const struct rt_func *f, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (same_symbol(f->name, name, len) || same_symbol(f->raw, name, len))
+		return true;
+	for (unsigned i = 0; i < f->naliases; i++)
+		if (same_symbol(f->aliases[i], name, len))
+			return true;
+	return false;
+}
+
+long rt_symbols_find(const struct rt_symbols *s, const char *name)
+{
+	for (size_t i = 0; i < s->funcs.n; i++)
+		if (rt_func_named(&s->funcs.v[i], name))
+			return i;
+	return -1;
+}
+
 bool rt_symbols_can_exec(const struct rt_symbols *s)
 {
 	return s->can_exec;
@@ -400,4 +478,48 @@ char *rt_symbols_main_crate(const struct rt_symbols *s)
 			return xstrndup(f->name, sep - f->name);
 	}
 	return NULL;
+}
+
+/* The bounds of the code at @addr from its unwind entry (.eh_frame FDE). */
+static bool fde_range(const struct rt_symbols *s, rt_raddr addr,
+		      rt_raddr *lo, rt_raddr *hi)
+{
+	Dwarf_Addr bias = 0, start, end;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(s->mod, &bias);
+	Dwarf_Frame *frame = NULL;
+	bool ok;
+
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame) != 0)
+		return false;
+	ok = dwarf_frame_info(frame, &start, &end, NULL) >= 0;
+	free(frame);
+	*lo = start + bias;
+	*hi = end + bias;
+	return ok && *lo < *hi;
+}
+
+const struct rt_func *rt_symbols_code_at(const struct rt_symbols *cs,
+					 rt_raddr addr)
+{
+	/* the table of unnamed code is a cache: it grows, the symbols do
+	 * not change, so the table stays logically const */
+	struct rt_symbols *s = (struct rt_symbols *)cs;
+	const struct rt_func *fn = rt_symbols_lookup(s, addr);
+	struct rt_func *u;
+	rt_raddr lo, hi;
+
+	if (fn)
+		return fn;
+	vec_for_each(&s->unnamed, e)
+		if (addr >= (*e)->addr && addr < (*e)->addr + (*e)->size)
+			return *e;
+	if (!fde_range(s, addr, &lo, &hi))
+		return NULL;
+	u = xcalloc(1, sizeof(*u));
+	u->addr = lo;
+	u->size = hi - lo;
+	u->raw = xasprintf("code@%#llx", (unsigned long long)lo);
+	u->name = xstrdup(u->raw);
+	vec_push(&s->unnamed, u);
+	return u;
 }

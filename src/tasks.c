@@ -156,6 +156,9 @@ static void free_process(struct rt_process *p)
 	free(p->removed);
 	rt_unwinder_free(p->unwinder);
 	rt_image_put(p->img);
+	vec_for_each(&p->libs, lib)
+		rt_image_put(*lib);
+	vec_free(&p->libs);
 	free(p);
 }
 
@@ -218,6 +221,9 @@ struct rt_image *rt_image_new(struct rt_symbols *syms, struct rt_plan *plan,
 	img->plan = plan;
 	img->bias = bias;
 	img->tests = rt_libtest_new(syms);
+	img->path = realpath(rt_symbols_path(syms), NULL);
+	if (!img->path)
+		img->path = xstrdup(rt_symbols_path(syms));
 	return img;
 }
 
@@ -233,6 +239,7 @@ void rt_image_put(struct rt_image *img)
 		return;
 	rt_plan_put(img->plan);
 	rt_libtest_free(img->tests);
+	free(img->path);
 	rt_symbols_free(img->syms);
 	free(img);
 }

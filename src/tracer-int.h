@@ -8,6 +8,7 @@
 #ifndef RTRACE_TRACER_INT_H
 #define RTRACE_TRACER_INT_H
 
+#include "rtrace/stacks.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracer.h"
 
@@ -22,6 +23,7 @@ struct rt_tracer {
 	bool first_exited;
 	int first_status;
 	uint32_t next_func_id;
+	struct rt_stacks *stacks;      /* distinct stacks captured */
 	struct rt_tracer_stats st;
 };
 
@@ -52,6 +54,15 @@ char *rt_image_exe(pid_t pid);
 
 /* Loads the symbols of what @p runs, selects, plans (p->img).  0 or -errno. */
 int rt_image_build(struct rt_tracer *tr, struct rt_process *p);
+
+/* Arms the probes of every image of @p (through stopped thread @tid).
+ * 0 or -errno. */
+int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
+		 int *deferred_sig);
+
+/* At the dynamic linker's hook: finds the libraries @th's process mapped
+ * since the last look, and probes what it needs in them. */
+void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
 
 /* Writes @p's process record and function table to the log. */
 void rt_image_log(struct rt_tracer *tr, struct rt_process *p);

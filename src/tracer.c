@@ -162,6 +162,7 @@ static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
 static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
 			    rt_raddr resume, uint64_t ts)
 {
+	th->calib_plan = plan;
 	th->calib_every = th->calib_every ?
 				  MIN(th->calib_every * 2, CALIB_MAX_EVERY) :
 				  CALIB_FIRST;
@@ -174,7 +175,7 @@ static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
 
 static bool in_calib(const struct rt_thread *th, rt_raddr site)
 {
-	rt_raddr first = rt_plan_calib_addr(th->proc->img->plan);
+	rt_raddr first = rt_plan_calib_addr(th->calib_plan);
 	size_t tlen;
 
 	rt_arch_trap_bytes(&tlen);
@@ -247,13 +248,155 @@ static struct decision cover(struct rt_tracer *tr, struct rt_thread *th,
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
+/* ---- call stacks (--stack) ----------------------------------------------- */
+
+#define STACK_MAX 256
+
+/* Symbolises a stack the first time it is seen and writes it to the log. */
+static void log_stack(struct rt_tracer *tr, struct rt_process *p,
+		      uint32_t id, const rt_raddr *pcs, size_t n)
+{
+	struct rt_log_frame frames[STACK_MAX];
+
+	for (size_t i = 0; i < n; i++)
+		rt_unwind_symbolize(p->unwinder, pcs[i], i > 0, &frames[i]);
+	rt_evlog_write_stack(tr->cfg.log, id, frames, n);
+	for (size_t i = 0; i < n; i++) {
+		free((char *)frames[i].name);
+		free((char *)frames[i].file);
+	}
+}
+
+/* The id of the stack of a thread stopped on an entry probe, unwound from
+ * the probe's own address (the unwind rules of the byte after it would be
+ * wrong), or 0 when it cannot be unwound. */
+static uint32_t capture_stack(struct rt_tracer *tr, struct rt_thread *th,
+			      uint64_t *spent)
+{
+	uint64_t t0 = now_ns();
+	struct rt_process *p = th->proc;
+	struct rt_regs at_site = th->regs;
+	rt_raddr pcs[STACK_MAX];
+	bool fresh;
+	uint32_t id;
+	size_t n;
+
+	if (!p->unwinder)
+		p->unwinder = rt_unwinder_new(p->pid, p->mem);
+	if (!tr->stacks)
+		tr->stacks = rt_stacks_new();
+	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
+	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NULL,
+		      MIN(tr->cfg.stack_depth, STACK_MAX));
+	if (!n) {
+		*spent = now_ns() - t0;
+		return 0;
+	}
+	id = rt_stacks_intern(tr->stacks, p->pid, pcs, n, &fresh);
+	if (fresh)
+		log_stack(tr, p, id, pcs, n);
+	*spent = now_ns() - t0;
+	return id;
+}
+
 /* ---- the hot path ---------------------------------------------------- */
+
+/* The probe at @site in one of @p's images (its executable first: that is
+ * where the hits are), and the plan it belongs to. */
+static const struct rt_probe *find_probe(const struct rt_process *p,
+					 rt_raddr site,
+					 const struct rt_plan **plan)
+{
+	const struct rt_probe *pr;
+
+	if (!p || !p->img)
+		return NULL;
+	if (p->img->plan && (pr = rt_plan_lookup(p->img->plan, site))) {
+		*plan = p->img->plan;
+		return pr;
+	}
+	vec_for_each(&p->libs, lib) {
+		if ((*lib)->plan && (pr = rt_plan_lookup((*lib)->plan, site))) {
+			*plan = (*lib)->plan;
+			return pr;
+		}
+	}
+	return NULL;
+}
+
+/* What an entry event carries: the captured stack of a traced function,
+ * or the size (the pointer, for a free) of an allocator call, from the
+ * argument registers.  A reallocation's old pointer goes in an extra
+ * event. */
+static uint64_t entry_value(struct rt_tracer *tr, struct rt_thread *th,
+			    const struct rt_probe *pr, uint64_t *spent)
+{
+	const struct rt_regs *r = &th->regs;
+
+	switch (pr->role) {
+	case RT_ROLE_ALLOC:
+	case RT_ROLE_FREE:
+		return rt_arch_arg(r, 0);
+	case RT_ROLE_ALLOC_ALIGNED:
+		return rt_arch_arg(r, 1);
+	case RT_ROLE_CALLOC:
+		return rt_arch_arg(r, 0) * rt_arch_arg(r, 1);
+	case RT_ROLE_REALLOC:
+		return rt_arch_arg(r, 1);
+	case RT_ROLE_REALLOC_RUST:
+		return rt_arch_arg(r, 3);
+	case RT_ROLE_MEMALIGN:
+		th->memalign_out = rt_arch_arg(r, 0);
+		return rt_arch_arg(r, 2);
+	default:
+		return tr->cfg.stack_depth ? capture_stack(tr, th, spent) : 0;
+	}
+}
+
+/* What an exit event carries: the return register, or for
+ * posix_memalign the pointer it stored. */
+static uint64_t exit_value(struct rt_thread *th, const struct rt_probe *pr)
+{
+	uint64_t v = rt_arch_retval(&th->regs), ptr = 0;
+
+	if (pr->role != RT_ROLE_MEMALIGN)
+		return v;
+	if (v == 0 && th->memalign_out)
+		rt_mem_read(th->proc->mem, th->memalign_out, &ptr, sizeof(ptr));
+	return ptr;
+}
+
+static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
+		       const struct rt_probe *pr, rt_raddr ip, bool taken,
+		       uint64_t ts, uint64_t *spent)
+{
+	uint64_t sp = rt_arch_sp(&th->regs);
+
+	if ((pr->kinds & RT_PROBE_ENTRY) && !(pr->kinds & RT_PROBE_HELPER)) {
+		rt_emit(tr, th, RT_EV_ENTRY, pr->func, sp,
+			entry_value(tr, th, pr, spent), ts);
+		if (pr->role == RT_ROLE_REALLOC ||
+		    pr->role == RT_ROLE_REALLOC_RUST)
+			rt_emit(tr, th, RT_EV_ARG, pr->func, sp,
+				rt_arch_arg(&th->regs, 0), ts);
+	}
+	if (pr->kinds & RT_PROBE_EXIT)
+		rt_emit_flags(tr, th, RT_EV_EXIT,
+			      pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
+			      pr->func, sp, exit_value(th, pr), ts);
+	else if ((pr->kinds & RT_PROBE_RET_ARG0) && taken)
+		rt_emit_flags(tr, th, RT_EV_EXIT,
+			      pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
+			      pr->func, sp, rt_arch_arg(&th->regs, 0), ts);
+	else if (pr->kinds & RT_PROBE_TAIL)
+		emit_tail(tr, th, pr, ip, taken, sp, ts);
+}
 
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 {
-	struct rt_process *p = th->proc;
-	const struct rt_probe *pr = NULL;
-	uint64_t ts, sp, written;
+	const struct rt_plan *plan = NULL;
+	const struct rt_probe *pr;
+	uint64_t ts, written, spent = 0;
 	rt_raddr ip, site;
 	bool taken;
 
@@ -265,39 +408,34 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 			return on_calib_stop(tr, th);
 		spoil_calib(th);
 	}
-	if (p && p->img && p->img->plan)
-		pr = rt_plan_lookup(p->img->plan, site);
+	pr = find_probe(th->proc, site, &plan);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	if (unlikely(!th->comm[0]))
 		name_thread(tr, th, true);
 	ts = now_ns();
 	tr->st.hits++;
-	if (tr->cfg.coverage)
+	if (unlikely(pr->role == RT_ROLE_MODULES))
+		rt_image_scan_libraries(tr, th);
+	else if (tr->cfg.coverage && plan == th->proc->img->plan)
 		return cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
-	sp = rt_arch_sp(&th->regs);
-	if (pr->kinds & RT_PROBE_ENTRY)
-		rt_emit(tr, th, RT_EV_ENTRY, pr->func, sp, 0, ts);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
-	if (pr->kinds & RT_PROBE_EXIT)
-		rt_emit_flags(tr, th, RT_EV_EXIT,
-			   pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
-			   pr->func, sp, rt_arch_retval(&th->regs), ts);
-	else if (pr->kinds & RT_PROBE_TAIL)
-		emit_tail(tr, th, pr, ip, taken, sp, ts);
-	/* a block went to disk while the thread waited: say how long, so
-	 * the analysis takes it out of the times like a stop's cost */
-	written = rt_evlog_write_ns(tr->cfg.log) - written;
+	if (pr->role != RT_ROLE_MODULES)
+		record_hit(tr, th, pr, ip, taken, ts, &spent);
+	/* a block went to disk, or a stack was unwound, while the thread
+	 * waited: say how long, so the analysis takes it out of the times
+	 * like a stop's cost */
+	written = rt_evlog_write_ns(tr->cfg.log) - written + spent;
 	if (unlikely(written))
-		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, sp, written, ts);
+		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, written, ts);
 	/* with counts only there are no times to measure for */
 	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only)
-		ip = begin_calib(th, p->img->plan, ip, ts);
+		ip = begin_calib(th, plan, ip, ts);
 	else
 		th->calib_due--;
 	rt_arch_set_ip(&th->regs, ip);
-	return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = true };
+	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
 /* ---- process lifecycle ------------------------------------------------ */
@@ -316,6 +454,10 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	rt_image_put(p->img);
 	p->img = NULL;
+	vec_for_each(&p->libs, lib)
+		rt_image_put(*lib);
+	p->libs.n = 0;
+	p->watching = false;
 	rt_unwinder_free(p->unwinder);
 	p->unwinder = NULL;
 	/* a /proc/PID/mem descriptor stays bound to the address space it was
@@ -327,10 +469,10 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
 		return (struct decision){ .how = RESUME_DETACH };
 	err = rt_image_build(tr, p);
-	if (!err && p->img->plan)
+	if (!err && (p->img->plan || p->libs.n))
 		err = rt_remote_finish_syscall(th->tid, &th->pending_sig);
-	if (!err && p->img->plan)
-		err = rt_arm_process(p, th->tid, &th->pending_sig);
+	if (!err)
+		err = rt_image_arm(tr, p, th->tid, &th->pending_sig);
 	if (!tr->first_exec_done && p->pid == tr->first_pid) {
 		tr->first_exec_done = true;
 		if (err) {
@@ -354,6 +496,8 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	if (rt_mem_open(pid, &c->mem))
 		pr_dbg("process %d: no memory access", pid);
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
+	vec_for_each(&parent->libs, lib)
+		vec_push(&c->libs, rt_image_get(*lib));
 	if (parent->removed && c->img) {
 		size_t n = rt_plan_nprobes(c->img->plan);
 
@@ -634,6 +778,7 @@ void rt_tracer_free(struct rt_tracer *tr)
 	if (!tr)
 		return;
 	rt_tasks_free(tr->tasks);
+	rt_stacks_free(tr->stacks);
 	rt_symbols_free(tr->cfg.first_syms);
 	free(tr);
 }

@@ -13,20 +13,33 @@
  */
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define PR_FMT "unwind"
 #define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/demangle.h"
 #include "rtrace/log.h"
 #include "rtrace/unwind.h"
 #include "rtrace/util.h"
 
 #define DWARF_REGS_MAX 64
+#define PAGE 4096
+#define CACHE_PAGES 8
+
+/* Pages of the tracee read during one unwind: the unwinder reads the
+ * stack a word at a time, and one pread per word would cost more than the
+ * rest of the work. */
+struct page {
+	rt_raddr addr;               /* 0: empty */
+	uint8_t bytes[PAGE];
+};
 
 struct rt_unwinder {
 	Dwfl *dwfl;
 	struct rt_mem *mem;
 	pid_t tid;                   /* the thread being unwound */
 	const struct rt_regs *regs;  /* its registers */
+	struct page cache[CACHE_PAGES];
 };
 
 static const Dwfl_Callbacks proc_callbacks = {
@@ -57,8 +70,21 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			void *arg)
 {
 	struct rt_unwinder *u = arg;
+	rt_raddr base = addr & ~(rt_raddr)(PAGE - 1);
+	struct page *pg = &u->cache[(base / PAGE) % CACHE_PAGES];
 
-	return rt_mem_read(u->mem, addr, result, sizeof(*result)) == 0;
+	if (addr - base > PAGE - sizeof(*result))  /* straddles two pages */
+		return rt_mem_read(u->mem, addr, result, sizeof(*result)) == 0;
+	if (pg->addr != base) {
+		if (rt_mem_read(u->mem, base, pg->bytes, PAGE)) {
+			pg->addr = 0;
+			return rt_mem_read(u->mem, addr, result,
+					   sizeof(*result)) == 0;
+		}
+		pg->addr = base;
+	}
+	memcpy(result, pg->bytes + (addr - base), sizeof(*result));
+	return true;
 }
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
@@ -133,8 +159,28 @@ size_t rt_unwind(struct rt_unwinder *u, pid_t tid, const struct rt_regs *regs,
 		return 0;
 	u->tid = tid;
 	u->regs = regs;
+	for (int i = 0; i < CACHE_PAGES; i++)
+		u->cache[i].addr = 0;  /* the program ran since the last one */
 	/* stops at the outermost frame, or where unwinding fails: what was
 	 * found until then is the answer either way */
 	dwfl_getthread_frames(u->dwfl, tid, on_frame, &w);
 	return w.n;
+}
+
+void rt_unwind_symbolize(struct rt_unwinder *u, rt_raddr pc, bool call,
+			 struct rt_log_frame *out)
+{
+	/* a return address belongs to the call before it */
+	Dwarf_Addr at = pc - (call ? 1 : 0);
+	Dwfl_Module *mod = u ? dwfl_addrmodule(u->dwfl, at) : NULL;
+	const char *sym = mod ? dwfl_module_addrname(mod, at) : NULL;
+	Dwfl_Line *line = mod ? dwfl_module_getsrc(mod, at) : NULL;
+	int lineno = 0;
+
+	out->pc = pc;
+	out->name = sym ? rt_demangle(sym) : xstrdup("??");
+	out->file = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL,
+					 NULL) : NULL;
+	out->file = out->file ? xstrdup(out->file) : NULL;
+	out->line = lineno > 0 ? lineno : 0;
 }

@@ -142,14 +142,37 @@ static const cs_x86_op *branch_operand(const cs_x86 *x)
 	return &x->operands[0];
 }
 
-/* Sets the target of a direct branch; false when @x is not one. */
+/* Whether a direct branch with this first opcode byte takes a rel8 (jmp
+ * short, jcc short, loop/jrcxz); the others take a rel32. */
+static bool is_rel8_opcode(uint8_t op)
+{
+	return op == 0xeb || (op >= 0x70 && op <= 0x7f) ||
+	       (op >= 0xe0 && op <= 0xe3);
+}
+
+/*
+ * Sets the target of a direct branch; false when @x is not one.  The
+ * target is computed from the encoding (@in holds the bytes by now): the
+ * rel8 or rel32 ends the instruction.  capstone 4 truncates the target of
+ * "data16 rex.W jmp rel32" (66 48 e9) to 16 bits as if the 0x66 applied,
+ * though REX.W overrides it (branch_operand() lets it through for that
+ * reason), and a wrong target here sends the thread to a wrong address.
+ */
 static bool set_direct_target(const cs_x86 *x, struct rt_insn *in)
 {
 	const cs_x86_op *op = branch_operand(x);
+	unsigned rel_len = is_rel8_opcode(x->opcode[0]) ? 1 : 4;
+	const uint8_t *rel;
 
-	if (!op || op->type != X86_OP_IMM)
+	if (!op || op->type != X86_OP_IMM || in->len <= rel_len)
 		return false;
-	in->target = (rt_raddr)op->imm;
+	rel = in->bytes + in->len - rel_len;
+	in->target = in->addr + in->len +
+		     (rel_len == 1 ? (int64_t)(int8_t)rel[0]
+				   : (int64_t)(int32_t)((uint32_t)rel[0] |
+							(uint32_t)rel[1] << 8 |
+							(uint32_t)rel[2] << 16 |
+							(uint32_t)rel[3] << 24));
 	return true;
 }
 
@@ -329,4 +352,17 @@ int rt_arch_decode(const uint8_t *code, size_t len, rt_raddr addr,
 		err = -EILSEQ;
 	cs_free(ci, 1);
 	return err;
+}
+
+int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot)
+{
+	int32_t disp;
+
+	if (insn->cls != RT_INSN_JMP_MEM && insn->cls != RT_INSN_CALL_INDIRECT)
+		return -ENOENT;
+	if (!insn->arch_disp_off)
+		return -ENOENT;  /* through registers: known only at run time */
+	memcpy(&disp, insn->bytes + insn->arch_disp_off, sizeof(disp));
+	*slot = insn->addr + insn->len + (int64_t)disp;
+	return 0;
 }

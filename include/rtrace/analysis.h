@@ -39,6 +39,14 @@ struct rt_call {
 				   * thread table, plus one */
 	uint32_t depth;           /* 0 for a thread's outermost traced call */
 	uint32_t flags;           /* enum rt_call_flags */
+	uint32_t captured;        /* call stack captured at entry (--stack),
+				   * an id in the log, or 0 */
+	uint64_t value;           /* the entry event's value (an allocator
+				   * call's size or freed pointer) */
+	uint64_t arg;             /* a further argument (a reallocation's
+				   * old pointer), or 0 */
+	uint64_t ret;             /* the return register at the exit, or 0
+				   * when the call did not return */
 	bool outermost;           /* no activation of the same function
 				   * encloses it (recursion-safe totals) */
 	uint64_t start, end;      /* ns since the log's start, on the
@@ -118,6 +126,10 @@ void rt_frames_set_reader(struct rt_frames *f, struct rt_evlog_reader *r);
 /* Tells the machine where function @id starts, so that a tail jump's
  * target can be paired with the callee's entry. */
 void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr);
+/* Tells the machine that function @id is an allocator entry point: its
+ * time stays its caller's own. */
+void rt_frames_func_mem(struct rt_frames *f, uint32_t id);
+
 /* Tells the machine that @addr is a helper function: untraced, but its
  * returns are probed, so a tail jump into it is ended by its return. */
 void rt_frames_helper(struct rt_frames *f, uint64_t addr);

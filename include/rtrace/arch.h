@@ -129,6 +129,11 @@ enum rt_refusal {
 	RT_REFUSE_MAX,
 };
 
+/* The address an indirect jump or call through memory (@insn, placed at
+ * its run-time address) reads its target from, when that address is
+ * fixed (RIP-relative or absolute): 0 and *slot, or -ENOENT. */
+int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot);
+
 /* Short text for a refusal, for -l and the report; static string. */
 const char *rt_refusal_str(enum rt_refusal why);
 

@@ -59,6 +59,10 @@ void rt_cct_sort(struct rt_cct *t, enum rt_cct_order order);
 	for (uint32_t c = rt_cct_node(t, i)->first_child; c;                   \
 	     c = rt_cct_node(t, c)->next)
 
+/* The node after @i in preorder (parents before children, siblings in
+ * their order), or 0 after the last; start from 0, the root. */
+uint32_t rt_cct_next(const struct rt_cct *t, uint32_t i);
+
 /* What a flame graph's frames weigh: self time, or calls. */
 enum rt_cct_weight { RT_CCT_SELF, RT_CCT_CALLS };
 

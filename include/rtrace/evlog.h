@@ -31,6 +31,8 @@ enum rt_event_kind {
 				 * than a stop costs (writing the log) */
 	RT_EV_CALIB = 8,        /* a stop of this thread costs value ns now,
 				 * measured in place */
+	RT_EV_ARG = 9,          /* another argument of the entry just
+				 * before it (a reallocation's pointer) */
 };
 
 /* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */
@@ -97,6 +99,13 @@ struct rt_log_func {
 enum rt_func_flags {
 	RT_FUNC_HELPER = 1 << 0,  /* not selected: probed only to end the
 				   * frames that tail-jump into it */
+	RT_FUNC_MEM_ALLOC = 1 << 1,   /* allocator: entry value = size,
+				       * exit value = pointer */
+	RT_FUNC_MEM_REALLOC = 1 << 2, /* entry value = size, argument =
+				       * old pointer, exit value = pointer */
+	RT_FUNC_MEM_FREE = 1 << 3,    /* entry value = pointer */
+	RT_FUNC_GLOBAL_ALLOC = 1 << 4, /* not probed: the program's own
+					* #[global_allocator] */
 };
 
 /* Bits of rt_event.flags. */
@@ -104,6 +113,22 @@ enum rt_event_flags {
 	RT_EVF_HELPER = 1 << 0,   /* the exit of a helper function */
 	RT_EVF_PARTIAL = 1 << 1,  /* an entry reconstructed at attach time:
 				   * the call began earlier */
+};
+
+/* One frame of a call stack, symbolised when it was recorded. */
+struct rt_log_frame {
+	rt_raddr pc;             /* the call's return address (the probe's
+				  * address for frame 0) */
+	unsigned line;
+	const char *name;        /* demangled function, or "??" */
+	const char *file;        /* source file, or NULL */
+};
+
+/* A call stack, frame 0 innermost; ids are dense from 1. */
+struct rt_log_stack {
+	uint32_t id;
+	uint32_t n;
+	struct rt_log_frame *frames;
 };
 
 /* How the session ended (the end block). */
@@ -145,6 +170,11 @@ enum rt_thread_flags {
  * 0 or -errno. */
 int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
 			  uint32_t pid, const char *name, uint32_t flags);
+
+/* Records call stack @id of @n frames (strings copied); entry events
+ * refer to it by id in their value.  0 or -errno. */
+int rt_evlog_write_stack(struct rt_evlog_writer *w, uint32_t id,
+			 const struct rt_log_frame *f, size_t n);
 
 /* Records a process: its parent and executable. 0 or -errno. */
 int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
@@ -203,6 +233,10 @@ const struct rt_log_func *rt_evlog_func(const struct rt_evlog_reader *r,
  * reader is freed. */
 const char *rt_evlog_thread_name(const struct rt_evlog_reader *r,
 				 uint32_t tid);
+
+/* Call stack @id, or NULL; valid until the reader is freed. */
+const struct rt_log_stack *rt_evlog_stack(const struct rt_evlog_reader *r,
+					  uint32_t id);
 
 /* RT_THREAD_* flags of the last name recorded for @tid (0 if none). */
 uint32_t rt_evlog_thread_flags(const struct rt_evlog_reader *r, uint32_t tid);

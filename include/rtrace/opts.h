@@ -17,11 +17,28 @@ enum rt_command {
 	RT_CMD_RECORD,     /* record only */
 	RT_CMD_REPORT,     /* report from a log */
 	RT_CMD_LIST,       /* list what would be traced */
+	RT_CMD_EXPORT,     /* export a log: chrome, folded, svg, html */
 	RT_CMD_HELP,
 	RT_CMD_VERSION,
 };
 
-enum rt_format { RT_FMT_TEXT, RT_FMT_JSON, RT_FMT_CSV };
+/* text/json/csv: the report's views; the others: rtrace export. */
+enum rt_format {
+	RT_FMT_TEXT,
+	RT_FMT_JSON,
+	RT_FMT_CSV,
+	RT_FMT_CHROME,     /* Chrome trace event JSON (Perfetto) */
+	RT_FMT_FOLDED,     /* folded stacks (flamegraph.pl, inferno) */
+	RT_FMT_SVG,        /* SVG flame graph */
+	RT_FMT_HTML,       /* self-contained HTML report */
+};
+
+/* What a report shows: the per-function table, the call graph of
+ * --graph GLOB, the call tree (rtrace tree), the timeline (rtrace replay). */
+enum rt_view { RT_VIEW_TABLE, RT_VIEW_GRAPH, RT_VIEW_TREE, RT_VIEW_REPLAY };
+
+/* What the frames of folded stacks and flame graphs weigh. */
+enum rt_weight { RT_WEIGHT_SELF, RT_WEIGHT_CALLS };
 
 enum rt_sort {
 	RT_SORT_SELF,
@@ -30,6 +47,9 @@ enum rt_sort {
 	RT_SORT_AVG,
 	RT_SORT_MAX,
 	RT_SORT_NAME,
+	RT_SORT_BYTES,       /* --mem: bytes allocated */
+	RT_SORT_ALLOCS,      /* --mem: allocations */
+	RT_SORT_LIVE,        /* --mem: bytes live at the end */
 };
 
 /* How the report splits its table.  AUTO: by process when the log holds
@@ -52,6 +72,10 @@ struct rt_opts {
 	bool stats;                /* --stats: stops and system calls */
 	int attach_pid;            /* -p PID: join a running process */
 	uint64_t duration_ns;      /* --duration: stop tracing after it */
+	unsigned stack_depth;      /* --stack N: capture stacks at entries */
+	bool show_stacks;          /* report --stacks */
+	bool mem;                  /* --mem: profile the allocator */
+	bool heap_series;          /* report --heap-series */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */
 	enum rt_format format;     /* --format */
@@ -61,6 +85,17 @@ struct rt_opts {
 	const char *report_path;   /* --report-file: live report there */
 	bool quiet;                /* -q: no summary line, warnings only */
 	int color;                 /* --color: -1 auto, 0 never, 1 always */
+	/* the views (views.h); -f narrows them when they read a log */
+	enum rt_view view;         /* tree, replay, --graph, --tree... */
+	const char *graph;         /* --graph GLOB */
+	uint64_t min_total_ns;     /* --min-total: rows and tree nodes */
+	unsigned depth;            /* --depth: tree, replay, chrome; 0 = all */
+	uint32_t tid;              /* --tid: one thread only; 0 = all */
+	uint64_t since_ns;         /* --since: replay and chrome window */
+	uint64_t until_ns;         /* --until; 0 = to the end */
+	enum rt_weight weight;     /* --weight: folded stacks, flame graph */
+	const char *export_path;   /* export -o FILE; NULL = stdout */
+	rt_str_vec exports;        /* --export FMT:FILE after a live run */
 };
 
 /* Sets the defaults that are not zero. */

@@ -29,6 +29,9 @@ const struct rt_output_ops *rt_output_for(enum rt_format fmt);
 /* Formats a duration for people ("812 ns", "1.204 ms") into @buf. */
 const char *rt_fmt_duration(char *buf, size_t len, uint64_t ns);
 
+/* Formats a size for people ("812 B", "96.0 MiB") into @buf. */
+const char *rt_fmt_bytes(char *buf, size_t len, uint64_t bytes);
+
 /* Formats a count with thousands separators ("12,345") into @buf. */
 const char *rt_fmt_count(char *buf, size_t len, uint64_t n);
 

@@ -23,14 +23,32 @@ enum rt_probe_kind {
 	RT_PROBE_EXIT = 1 << 1,
 	RT_PROBE_TAIL = 1 << 2,  /* a jump that may leave the function */
 	RT_PROBE_HELPER = 1 << 3, /* a return of a helper function */
+	RT_PROBE_RET_ARG0 = 1 << 4, /* a tail jump into a function that
+				     * returns its first argument (memset):
+				     * as good as a return of that value */
 };
 
 #define RT_PROBE_TRAP_MAX 4
+
+/* What a probed function is to the tracer. */
+enum rt_func_role {
+	RT_ROLE_TRACED,          /* selected by the patterns (or a helper) */
+	RT_ROLE_MODULES,         /* the dynamic linker's "libraries changed"
+				  * hook: time to look for new libraries */
+	RT_ROLE_ALLOC,           /* (size, ...) -> pointer */
+	RT_ROLE_ALLOC_ALIGNED,   /* (align, size) -> pointer */
+	RT_ROLE_CALLOC,          /* (count, size) -> pointer */
+	RT_ROLE_REALLOC,         /* (pointer, size) -> pointer: libc */
+	RT_ROLE_REALLOC_RUST,    /* (pointer, old size, align, size) */
+	RT_ROLE_FREE,            /* (pointer, ...) */
+	RT_ROLE_MEMALIGN,        /* (&pointer, align, size) -> 0 or error */
+};
 
 struct rt_probe {
 	rt_raddr addr;            /* run-time address of the site */
 	uint32_t func;            /* function id in the log */
 	uint8_t kinds;            /* enum rt_probe_kind bits */
+	uint8_t role;             /* enum rt_func_role of its function */
 	uint8_t orig[RT_PROBE_TRAP_MAX]; /* bytes the breakpoint covers */
 	struct rt_resume res;
 	rt_raddr func_lo, func_hi;  /* run-time bounds of the function */
@@ -43,6 +61,7 @@ struct rt_plan_func {
 	enum rt_refusal why;        /* RT_REFUSE_NONE when probed */
 	rt_raddr why_at;            /* run-time address of the refused site */
 	unsigned nexit, ntail;      /* sites besides the entry */
+	uint8_t role;               /* enum rt_func_role */
 	bool helper;                /* not selected: only its returns are
 				     * probed, to end frames that tail-jumped
 				     * into it, or only its entry, watched
@@ -58,6 +77,14 @@ struct rt_plan_request {
 	const size_t *watch;    /* functions whose entry alone is probed,
 				 * uncounted; may be NULL */
 	size_t nwatch;
+	const size_t *special;  /* functions probed for a role of their own
+				 * (memory, the dynamic linker); may be NULL */
+	const uint8_t *roles;   /* enum rt_func_role of each */
+	size_t nspecial;
+	/* reads the process's memory, to follow a PLT stub that a tail jump
+	 * goes through to the function its GOT slot holds; may be NULL */
+	int (*read)(void *ctx, rt_raddr addr, void *buf, size_t len);
+	void *read_ctx;
 	unsigned kinds;         /* RT_PROBE_* kinds wanted for selected
 				 * functions; 0 = all */
 	rt_raddr bias;          /* load bias at run time */

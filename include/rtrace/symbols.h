@@ -24,6 +24,11 @@ struct rt_func {
 	const char *raw;    /* symbol as in the binary */
 	const char *file;   /* source file from DWARF, or NULL */
 	unsigned line;      /* source line, or 0 */
+	bool global;        /* a global or weak symbol (not local) */
+	const char **aliases;  /* raw names of other symbols at the same
+				* address (libc's free is also cfree and
+				* __libc_free), or NULL */
+	unsigned naliases;
 };
 
 enum rt_symbols_flags {
@@ -51,6 +56,12 @@ const struct rt_func *rt_symbols_func(const struct rt_symbols *s, size_t i);
 const struct rt_func *rt_symbols_lookup(const struct rt_symbols *s,
 					rt_raddr addr);
 
+/* The function containing @addr; failing a symbol, code whose bounds the
+ * unwind tables (.eh_frame) give, under a made-up name ("code@0x..."),
+ * which the table keeps until rt_symbols_free().  NULL when neither. */
+const struct rt_func *rt_symbols_code_at(const struct rt_symbols *s,
+					 rt_raddr addr);
+
 /* Index of the function that starts exactly at @addr, or -1. */
 long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr);
 
@@ -58,6 +69,18 @@ long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr);
  * @buf; 0, or -ENOENT when the range is not inside one loaded section. */
 int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 		    size_t len);
+
+/* The program interpreter (dynamic linker) the executable asks for, or
+ * NULL for a static one; valid until rt_symbols_free(). */
+const char *rt_symbols_interp(const struct rt_symbols *s);
+
+/* Whether function @f is called @name: its demangled name, its symbol or
+ * one of its aliases (a version suffix such as @@GLIBC_2.2.5 aside). */
+bool rt_func_named(const struct rt_func *f, const char *name);
+
+/* Index of the function named @name (as rt_func_named() says), or -1.
+ * O(n). */
+long rt_symbols_find(const struct rt_symbols *s, const char *name);
 
 /* Whether the executable imports a function that starts other programs
  * (execve, posix_spawn...), so that what it runs may be traced instead. */

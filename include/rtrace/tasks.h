@@ -35,6 +35,7 @@ struct rt_image {
 	struct rt_symbols *syms;
 	struct rt_plan *plan;     /* NULL when nothing in it is traced */
 	struct rt_libtest *tests; /* test names of a libtest harness */
+	char *path;               /* the file, resolved (as in maps) */
 	rt_raddr bias;
 };
 
@@ -42,11 +43,13 @@ struct rt_process {
 	pid_t pid, ppid;
 	struct rt_mem *mem;
 	struct rt_image *img;     /* NULL before the first exec is handled */
+	VEC(struct rt_image *) libs;  /* shared libraries with probes */
 	struct rt_unwinder *unwinder; /* made on first use */
 	unsigned nthreads;
 	bool record;              /* events of this process go to the log */
 	bool detach_at_exec;      /* a --no-follow vfork child */
 	bool exited;
+	bool watching;            /* the dynamic linker's hook is armed */
 	int status;               /* wait status once exited */
 	uint8_t *removed;         /* --coverage: probes taken out, by index */
 	struct rt_process *next;
@@ -69,6 +72,8 @@ struct rt_thread {
 	bool calib_spoiled;       /* a signal came in the middle */
 	rt_raddr calib_resume;    /* where the thread goes after them */
 	uint64_t calib_start;     /* when the hit before them was seen */
+	const struct rt_plan *calib_plan;  /* whose scratch area they are in */
+	rt_raddr memalign_out;    /* where posix_memalign puts its result */
 };
 
 struct rt_tasks;

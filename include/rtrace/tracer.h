@@ -28,6 +28,10 @@ struct rt_tracer_config {
 	bool coverage;                 /* entries, each taken out at its
 					* first hit */
 	bool exitkill;                 /* rtrace launched the program */
+	unsigned stack_depth;          /* --stack: frames captured at each
+					* entry, 0 for none */
+	bool mem;                      /* --mem: probe the allocator, in the
+					* executable and in the libraries */
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */
 	struct rt_symbols *first_syms;

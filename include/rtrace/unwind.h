@@ -6,10 +6,12 @@
 #ifndef RTRACE_UNWIND_H
 #define RTRACE_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/evlog.h"
 #include "rtrace/raddr.h"
 #include "rtrace/tracee.h"
 
@@ -31,5 +33,12 @@ void rt_unwinder_free(struct rt_unwinder *u);
  * return address).  Returns how many frames were found (0 when none). */
 size_t rt_unwind(struct rt_unwinder *u, pid_t tid, const struct rt_regs *regs,
 		 rt_raddr *pcs, rt_raddr *sps, size_t max);
+
+/* Names the frame at @pc (a return address when @call: the call before
+ * it is what is named): demangled function and source line from the
+ * modules of the process.  The strings in @out are new ones the caller
+ * frees (name always set, "??" when unknown; file may be NULL). */
+void rt_unwind_symbolize(struct rt_unwinder *u, rt_raddr pc, bool call,
+			 struct rt_log_frame *out);
 
 #endif

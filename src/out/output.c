@@ -31,6 +31,23 @@ const char *rt_fmt_duration(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
+const char *rt_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = bytes;
+	int u = -1;
+
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else
+		snprintf(buf, len, "%.1f %s", v, units[u]);
+	return buf;
+}
+
 const char *rt_fmt_count(char *buf, size_t len, uint64_t n)
 {
 	char tmp[32];

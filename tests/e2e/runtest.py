@@ -19,6 +19,10 @@ FIXTURES  (DIR/<name>.rs, one std-only file each; crate name = file stem)
                                      process of a program prints its own)
     COUNTI <name> <n>                calls of one v0-named instance
     TIME <path> <total_ns> <self_ns> per-call total and self times
+    NATIVE <path> <ns>               a leaf's per-call time measured by the
+                                     fixture itself, untraced (on a twin
+                                     that the case's patterns do not
+                                     select): its total and self times
     UNWOUND <path> <n>               activations of <path> left by
                                      unwinding (a panic), not by a return;
                                      lines of the same path add up
@@ -45,6 +49,9 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   v0              bool   also build each level with
                          -C symbol-mangling-version=v0         False
   time_tolerance  float  relative tolerance of TIME checks     0.10
+  time_floor_ns   int    TIME and NATIVE checks pass within
+                         this many ns even when that is more
+                         than time_tolerance (tiny functions)   0
   time_runs       int    traced runs whose median TIME checks
                          compare (the machines are noisy)       3
   timeout         int    seconds allowed to each run           120
@@ -136,7 +143,19 @@ CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
                    over functions named exactly <name> equals n exactly
   TIME <path>      total_ns/calls and self_ns/calls, summed over the
                    functions selected as for COUNT, are within
-                   time_tolerance of the fixture's figures
+                   time_tolerance (or time_floor_ns, whichever is larger)
+                   of the fixture's figures; the median over time_runs
+                   traced runs (in the native run's figures with
+                   self_counted)
+  NATIVE <path>    the same check for total and self against <ns>
+  --count          with "--count" in record_options: the report's "mode"
+                   is "count"; COUNT and TCOUNT exact as above; no TIME
+                   or NATIVE checks (the log has no times)
+  --coverage       with "--coverage" in record_options: "mode" is
+                   "coverage"; every row has calls == 1; a COUNT path with
+                   n > 0 has calls == 1 in each of its rows, one with n == 0
+                   none; "not_called" (legacy form) lists exactly the COUNT
+                   paths with n == 0; no TCOUNT, TIME or NATIVE checks
   UNWOUND <path>   the sum of "unwound" over the same functions equals n
   TCOUNT <path>    `rtrace report --by thread --format json LOG`: the calls
                    of <path> per "tid", zeros left out, sorted, equal the
@@ -230,6 +249,7 @@ DEFAULTS = {
     "opt_levels": ["0", "3"],
     "v0": False,
     "time_tolerance": 0.10,
+    "time_floor_ns": 0,
     "time_runs": 3,
     "timeout": 120,
     "expect_fail": None,
@@ -502,18 +522,25 @@ class Expect:
         self.count = collections.OrderedDict()    # path -> n (summed)
         self.counti = []                          # (name, n)
         self.time = []                            # (path, total, self)
+        self.native = []                          # (path, ns)
         self.unwound = collections.OrderedDict()  # path -> n (summed)
         self.tcount = collections.OrderedDict()   # path -> [n per thread]
         self.pcount = []                          # (label, path, n)
+        self.stack = []                           # ([paths], n)
+        self.mem = []                             # (path, [5 numbers])
+        self.peak = []                            # (path, bytes)
+        self.allocator = []                       # words
 
     def empty(self):
-        return not (self.count or self.counti or self.time or self.unwound
-                    or self.tcount or self.pcount)
+        return not (self.count or self.counti or self.time or self.native or self.unwound
+                    or self.tcount or self.pcount or self.stack
+                    or self.mem or self.peak)
 
 
 LINE_KINDS = {  # kind -> (leading words before the path, trailing numbers)
-    "COUNT": (0, 1), "COUNTI": (0, 1), "TIME": (0, 2),
+    "COUNT": (0, 1), "COUNTI": (0, 1), "TIME": (0, 2), "NATIVE": (0, 1),
     "UNWOUND": (0, 1), "TCOUNT": (0, 1), "PCOUNT": (1, 1),
+    "STACK": (0, 1), "MEM": (0, 5), "PEAK": (0, 1),
 }
 
 
@@ -522,6 +549,9 @@ def parse_expectations(stdout):
     exp = Expect()
     for line in _text(stdout).splitlines():
         f = line.split()
+        if len(f) == 2 and f[0] == "ALLOCATOR":
+            exp.allocator.append(f[1])
+            continue
         if not f or f[0] not in LINE_KINDS:
             continue
         nlead, nnum = LINE_KINDS[f[0]]
@@ -539,10 +569,18 @@ def parse_expectations(stdout):
             exp.counti.append((path, nums[0]))
         elif f[0] == "TIME":
             exp.time.append((path, nums[0], nums[1]))
+        elif f[0] == "NATIVE":
+            exp.native.append((path, nums[0]))
         elif f[0] == "UNWOUND":
             exp.unwound[path] = exp.unwound.get(path, 0) + nums[0]
         elif f[0] == "TCOUNT":
             exp.tcount.setdefault(path, []).append(nums[0])
+        elif f[0] == "STACK":
+            exp.stack.append((path.split("|"), nums[0]))
+        elif f[0] == "MEM":
+            exp.mem.append((path, nums))
+        elif f[0] == "PEAK":
+            exp.peak.append((path, nums[0]))
         else:
             exp.pcount.append((lead[0], path, nums[0]))
     return exp
@@ -781,7 +819,7 @@ def check_runs(opts, case, b, lab, tmp, table):
         return
     want_exit = case["expect_exit"] if case["expect_exit"] is not None else native.status()
     report = check_recorded(cx, native, exp, want_exit, [], "")
-    if report is not None and exp.time:
+    if report is not None and (exp.time or exp.native) and not record_mode(case):
         check_times(cx, native, exp, want_exit, report)
     if case["test_threads_compare"]:
         other = check_recorded(cx, native, exp, want_exit, ["--test-threads=1"],
@@ -805,7 +843,7 @@ def native_expectations(cx, native):
                detail=run_detail(native))
         return None
     cx.row("native run", "OK", got="%s, %d expectations, %.2f s" % (
-        native.describe(), len(exp.count) + len(exp.counti) + len(exp.time)
+        native.describe(), len(exp.count) + len(exp.counti) + len(exp.time) + len(exp.native)
         + len(exp.unwound) + len(exp.tcount) + len(exp.pcount), native.secs))
     if case["expect_exit"] is not None:
         ok = native.status() == case["expect_exit"]
@@ -837,8 +875,15 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
     if report is None:
         return None
     check_ending(cx, report, want_exit, tag)
-    check_counts(cx, report, exp, tag)
-    if exp.tcount:
+    mode = record_mode(case)
+    if mode:
+        cx.row(tag + "report: mode", "OK" if report.get("mode") == mode else "NG",
+               mode, report.get("mode"))
+    if mode == "coverage":
+        check_coverage(cx, report, exp, tag)
+    else:
+        check_counts(cx, report, exp, tag)
+    if exp.tcount and mode != "coverage":
         check_split(cx, log, "thread", "tid", exp.tcount, tag)
     if exp.pcount:
         per = collections.OrderedDict()
@@ -847,6 +892,10 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         check_split(cx, log, "process", "pid", per, tag)
     if case["by_test"] is not None:
         check_by_test(cx, log, exp, tag)
+    if exp.stack:
+        check_stacks(cx, log, exp, tag)
+    if exp.mem or exp.peak or exp.allocator:
+        check_memory(cx, log, exp, tag)
     return report
 
 
@@ -918,6 +967,30 @@ def check_ending(cx, report, want_exit, tag):
                "> 0", n)
 
 
+def record_mode(case):
+    """The report "mode" that record_options ask for, or None (times)."""
+    opts = case["record_options"]
+    return "coverage" if "--coverage" in opts else "count" if "--count" in opts else None
+
+
+def check_coverage(cx, report, exp, tag):
+    """--coverage: each function's first call only, and the selected
+    functions never called in "not_called"."""
+    rows = report.get("functions", [])
+    bad = ["%s: %s" % (f.get("name"), f.get("calls")) for f in rows
+           if int(f.get("calls", 0)) != 1]
+    cx.row(tag + "coverage: every row has calls == 1", "NG" if bad else "OK",
+           "%d rows" % len(rows), "; ".join(bad) or "all 1")
+    for path, n in exp.count.items():
+        got = [int(f.get("calls", 0)) for f in select(report, path, False)]
+        ok = bool(got) and all(c == 1 for c in got) if n else not any(got)
+        cx.row(tag + "coverage: %s" % path, "OK" if ok else "NG",
+               "called (1 per row)" if n else "not called", got or "no row")
+    want = sorted(p for p, n in exp.count.items() if n == 0)
+    got = sorted(legacy_form(x) for x in report.get("not_called", []))
+    cx.row(tag + "coverage: not_called", "OK" if got == want else "NG", want, got)
+
+
 def check_counts(cx, report, exp, tag):
     for path, n in exp.count.items():
         check_count(cx, report, path, n, False, tag)
@@ -950,21 +1023,25 @@ def per_call(report, path, key):
     return sum(int(f.get(key, 0)) for f in fns) / calls if calls else None
 
 
-def check_time(cx, reports, path, nums, tag):
-    """TIME lines: the median over several traced runs (the machines are
-    shared and noisy), within time_tolerance of the constructed figures."""
-    tol = cx.case["time_tolerance"]
+def check_time(cx, reports, path, nums, tag, kind="TIME"):
+    """TIME and NATIVE lines: the median over several traced runs (the
+    machines are shared and noisy), within time_tolerance of the fixture's
+    figures, or within time_floor_ns when that is more."""
+    tol, floor = cx.case["time_tolerance"], cx.case["time_floor_ns"]
     for what, key, want in (("total", "total_ns", nums[0]), ("self", "self_ns", nums[1])):
-        check = tag + "TIME %s %s/call" % (path, what)
+        check = tag + "%s %s %s/call" % (kind, path, what)
         exp = "%d ±%g%%" % (want, tol * 100)
+        if floor:
+            exp += " or %d ns" % floor
         vals = [v for v in (per_call(r, path, key) for r in reports) if v is not None]
         if not vals:
             cx.row(check, "NG", exp, "no calls" + not_probed_reason(reports[0], path, False))
             continue
         got = statistics.median(vals)
         err = (got - want) / want if want else float("inf")
-        res = "OK" if abs(err) <= tol else "NG"
-        cx.row(check, res, exp, "%.0f (%+.1f%%, median of %d runs)" % (got, err * 100, len(vals)))
+        res = "OK" if abs(got - want) <= max(tol * abs(want), floor) else "NG"
+        cx.row(check, res, exp, "%.0f (%+.1f%%, median of %d runs: %.0f..%.0f)" % (
+            got, err * 100, len(vals), min(vals), max(vals)))
 
 
 def check_times(cx, native, exp, want_exit, first):
@@ -982,6 +1059,8 @@ def check_times(cx, native, exp, want_exit, first):
             reports.append(r)
     for path, total, self_ns in exp.time:
         check_time(cx, reports, path, (total, self_ns), "")
+    for path, ns in exp.native:
+        check_time(cx, reports, path, (ns, ns), "", "NATIVE")
 
 
 def per_key(report, path, key):
@@ -1008,6 +1087,57 @@ def check_split(cx, log, by, key, want, tag):
         note = " (rows without \"%s\")" % key if missing else ""
         cx.row(tag + "%s %s (per %s)" % (kind, path, by), "OK" if ok else "NG",
                exp, "%s%s" % (got, note))
+
+
+def report_json(cx, log, view, key, tag):
+    """The key member of `rtrace report VIEW --format json LOG`, or None
+    (with an NG row) when the report is not JSON that has it."""
+    rep = run([cx.opts.rtrace, "report", view, "--format", "json", log],
+              cx.tmp, cx.case["timeout"])
+    try:
+        return json.loads(_text(rep.out))[key]
+    except (ValueError, KeyError) as e:
+        cx.row(tag + "report %s: json" % view, "NG", "valid JSON", str(e),
+               detail=run_detail(rep))
+        return None
+
+
+def check_memory(cx, log, exp, tag):
+    """MEM path allocs bytes frees freed live: the memory report's row for
+    the function, exactly.  PEAK path bytes: the peak happened in path,
+    which then held exactly bytes.  ALLOCATOR word: the global allocator
+    the report names contains word (recorded with --mem)."""
+    mem = report_json(cx, log, "--mem", "memory", tag)
+    if mem is None:
+        return
+    rows = {f["name"]: f for f in mem["functions"]}
+    keys = ("allocs", "bytes", "frees", "bytes_freed", "live_bytes")
+    for path, want in exp.mem:
+        r = rows.get(path)
+        got = [r[k] for k in keys] if r else None
+        cx.row(tag + "MEM " + path, "OK" if got == want else "NG", want, got)
+    for path, want in exp.peak:
+        r = rows.get(path)
+        got = (mem.get("peak_function"), r["bytes_at_peak"] if r else None)
+        cx.row(tag + "PEAK " + path, "OK" if got == (path, want) else "NG",
+               (path, want), got)
+    for word in exp.allocator:
+        got = mem.get("global_allocator", "")
+        cx.row(tag + "ALLOCATOR " + word, "OK" if word in got else "NG", word, got)
+
+
+def check_stacks(cx, log, exp, tag):
+    """STACK a|b|c n: the calls of a whose captured stack begins a, b, c
+    (innermost first, recorded with --stack) number n."""
+    stacks = report_json(cx, log, "--stacks", "stacks", tag)
+    if stacks is None:
+        return
+    for paths, want in exp.stack:
+        got = sum(s["calls"] for s in stacks
+                  if s["function"] == paths[0]
+                  and [f["name"] for f in s["frames"][:len(paths)]] == paths)
+        cx.row(tag + "STACK " + " <- ".join(paths), "OK" if got == want else "NG",
+               want, got)
 
 
 def check_by_test(cx, log, exp, tag):

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A self-contained HTML report: one file that opens anywhere, offline (no
+ * script, style or font is fetched).  The summary table (sortable by a
+ * click on a column), the flame graph (out/svg.c, inline) and the call tree
+ * as nested <details> elements, which a browser folds and unfolds without
+ * any script.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "rtrace/output.h"
+#include "rtrace/render.h"
+#include "rtrace/util.h"
+
+#define OPEN_LEVELS 2   /* call tree levels unfolded at first */
+/* The call tree lists the contexts that took at least this share of the
+ * total time, as the flame graph draws those at least 0.1 px wide: a
+ * program with millions of contexts would make a page no browser opens. */
+#define TREE_MIN_SHARE 10000
+
+static const char style[] =
+"<style>\n"
+"body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
+"h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }\n"
+"table.meta td { padding: 1px 12px 1px 0; }\n"
+"table.fn { border-collapse: collapse; font-size: 0.9em; }\n"
+"table.fn th { cursor: pointer; background: #eee; text-align: right; }\n"
+"table.fn th, table.fn td { padding: 2px 8px; border-bottom: 1px solid #ddd; }\n"
+"table.fn td { text-align: right; font-family: monospace; }\n"
+"table.fn td.name, table.fn th.name { text-align: left; }\n"
+"ul.tree, ul.tree ul { list-style: none; padding: 0; margin: 0; }\n"
+"ul.tree, .tree-head { font-family: monospace; font-size: 0.9em; }\n"
+"ul.tree summary, ul.tree .leaf, .tree-head { white-space: pre; }\n"
+"ul.tree .leaf, .tree-head { display: block; padding-left: 1.1em; }\n"
+"ul.tree summary { cursor: pointer; }\n"
+".flame svg { max-width: 100%; height: auto; }\n"
+".note { color: #555; font-size: 0.9em; }\n"
+"</style>\n";
+
+/* Sorts the summary table by the clicked column (numbers descending,
+ * names ascending); the numbers are in data-v attributes. */
+static const char table_script[] =
+"<script>\n"
+"(function () {\n"
+"  var t = document.querySelector('table.fn');\n"
+"  if (!t) return;\n"
+"  [].forEach.call(t.querySelectorAll('th'), function (th, col) {\n"
+"    th.addEventListener('click', function () {\n"
+"      var body = t.tBodies[0], rows = [].slice.call(body.rows);\n"
+"      rows.sort(function (a, b) {\n"
+"        var x = a.cells[col], y = b.cells[col];\n"
+"        if (x.hasAttribute('data-v'))\n"
+"          return +y.getAttribute('data-v') - +x.getAttribute('data-v');\n"
+"        return x.textContent < y.textContent ? -1 : x.textContent > y.textContent;\n"
+"      });\n"
+"      rows.forEach(function (r) { body.appendChild(r); });\n"
+"    });\n"
+"  });\n"
+"})();\n"
+"</script>\n";
+
+static void meta_row(FILE *out, const char *key, const char *value)
+{
+	fprintf(out, "<tr><td>%s</td><td>", key);
+	rt_xml_string(out, value);
+	fputs("</td></tr>\n", out);
+}
+
+static void write_meta(FILE *out, const struct rt_view_ctx *v,
+		       const struct rt_report *rep)
+{
+	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
+	char d[32], e[32], c[32], line[160];
+
+	fputs("<table class=\"meta\">\n", out);
+	meta_row(out, "command", v->info->cmdline);
+	meta_row(out, "log", v->log_path);
+	rt_fmt_duration(d, sizeof(d), end > v->info->start_ns ?
+					      end - v->info->start_ns : 0);
+	snprintf(line, sizeof(line), "%s; %u thread%s, %u process%s; %s "
+		 "events, %s calls", d, rep->sum.threads,
+		 rep->sum.threads == 1 ? "" : "s", rep->sum.processes,
+		 rep->sum.processes == 1 ? "" : "es",
+		 rt_fmt_count(e, sizeof(e), rep->sum.events),
+		 rt_fmt_count(c, sizeof(c), rep->sum.calls));
+	meta_row(out, "recorded", line);
+	if (rep->sum.stop_cost_ns)
+		snprintf(line, sizeof(line), "rtrace's cost of %s per stop "
+			 "taken out", rt_fmt_duration(d, sizeof(d),
+						      rep->sum.stop_cost_ns));
+	meta_row(out, "times", rep->sum.stop_cost_ns ? line :
+			       "raw: rtrace's cost per stop included");
+	meta_row(out, "ended", !rep->end ? "the log is cut short" :
+			       rep->end->how == RT_END_EXITED ? "the program ended" :
+			       rep->end->how == RT_END_DETACHED ?
+							       "detached" : "interrupted");
+	fputs("</table>\n", out);
+}
+
+static void cell(FILE *out, uint64_t ns)
+{
+	char b[32];
+
+	fprintf(out, "<td data-v=\"%llu\">%s</td>", (unsigned long long)ns,
+		rt_fmt_duration(b, sizeof(b), ns));
+}
+
+static void write_table(FILE *out, const struct rt_report *rep)
+{
+	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
+	      "</th><th>total</th><th>self</th><th>avg</th><th>min</th>"
+	      "<th>max</th><th class=\"name\">function</th>", out);
+	fputs(rep->by != RT_BY_NONE ? "<th class=\"name\">group</th>" : "", out);
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct rt_report_row *r = &rep->rows[i];
+
+		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
+			(unsigned long long)r->st.calls,
+			(unsigned long long)r->st.calls);
+		cell(out, r->st.total);
+		cell(out, r->st.self);
+		cell(out, r->st.calls ? r->st.sum_incl / r->st.calls : 0);
+		cell(out, r->st.calls ? r->st.min : 0);
+		cell(out, r->st.max);
+		fputs("<td class=\"name\">", out);
+		rt_xml_string(out, r->name);
+		fputs("</td>", out);
+		if (rep->by != RT_BY_NONE) {
+			fprintf(out, "<td class=\"name\">%u ", r->id);
+			rt_xml_string(out, r->key_name);
+			fputs("</td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	fputs("</tbody></table>\n", out);
+	if (rep->nrows < rep->nrows_all)
+		fprintf(out, "<p class=\"note\">%zu more rows (--limit)</p>\n",
+			rep->nrows_all - rep->nrows);
+	fputs("<p class=\"note\">total: time from entry to return, callees "
+	      "included (an outer recursive call only); self: total minus "
+	      "traced callees; avg/min/max: per call. Click a column to "
+	      "sort.</p>\n", out);
+}
+
+/* ---- the call tree ----------------------------------------------------------- */
+
+/* The figures in fixed columns, then the name indented by its depth: the
+ * lists themselves are not indented, so the columns stay aligned. */
+static void tree_label(FILE *out, const struct rt_cct *t, uint32_t n)
+{
+	const struct rt_cct_node *nd = rt_cct_node(t, n);
+	char c[32], tt[32], s[32];
+
+	fprintf(out, "%10s %s %s  %*s", rt_fmt_count(c, sizeof(c), nd->calls),
+		rt_fmt_duration_col(tt, sizeof(tt), nd->total, 11),
+		rt_fmt_duration_col(s, sizeof(s), nd->self, 11),
+		(int)(nd->depth - 1) * 2, "");
+	rt_xml_string(out, rt_cct_name(t, n));
+}
+
+static bool has_shown_child(const struct rt_cct *t, const bool *shown,
+			    uint32_t n)
+{
+	rt_cct_for_each_child(t, n, c)
+		if (shown[c])
+			return true;
+	return false;
+}
+
+/* Which contexts the tree lists (--depth, --min-total, and a share of
+ * the total time); returns how many it leaves out. */
+static size_t prune(const struct rt_cct *t, const struct rt_opts *o,
+		    bool *shown)
+{
+	uint64_t all = 0, min;
+	size_t hidden = 0;
+
+	rt_cct_for_each_child(t, 0, c)
+		all += rt_cct_node(t, c)->total;
+	min = MAX(o->min_total_ns, all / TREE_MIN_SHARE);
+	shown[0] = true;
+	for (uint32_t i = 1; i < rt_cct_size(t); i++) {
+		const struct rt_cct_node *nd = rt_cct_node(t, i);
+
+		shown[i] = shown[nd->parent] && nd->total >= min &&
+			   (!o->depth || nd->depth <= o->depth);
+		hidden += !shown[i];
+	}
+	return hidden;
+}
+
+static void write_tree(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
+{
+	bool *shown = xcalloc(rt_cct_size(t) + 1, sizeof(*shown));
+	uint32_t open = 0;  /* depth of the innermost unclosed <details> */
+	size_t hidden;
+
+	rt_cct_sort(t, RT_CCT_BY_TOTAL);
+	hidden = prune(t, v->o, shown);
+	fprintf(out, "<h2>Call tree</h2>\n<p class=\"note\">Each function "
+		"called through the path above it; click a line to fold or "
+		"unfold it.</p>\n<span class=\"tree-head\">%10s %11s %11s  "
+		"function</span>\n<ul class=\"tree\">\n", "calls", "total",
+		"self");
+	for (uint32_t n = rt_cct_next(t, 0); n; n = rt_cct_next(t, n)) {
+		uint32_t d = rt_cct_node(t, n)->depth;
+
+		if (!shown[n])
+			continue;
+		for (; open >= d; open--)
+			fputs("</ul></details></li>\n", out);
+		if (!has_shown_child(t, shown, n)) {
+			fputs("<li><span class=\"leaf\">", out);
+			tree_label(out, t, n);
+			fputs("</span></li>\n", out);
+			continue;
+		}
+		fprintf(out, "<li><details%s><summary>",
+			d <= OPEN_LEVELS ? " open" : "");
+		tree_label(out, t, n);
+		fputs("</summary><ul>\n", out);
+		open = d;
+	}
+	for (; open > 0; open--)
+		fputs("</ul></details></li>\n", out);
+	fputs("</ul>\n", out);
+	if (hidden)
+		fprintf(out, "<p class=\"note\">%zu more calling contexts, each "
+			"under 0.01%% of the total time or below --depth and "
+			"--min-total (rtrace tree lists them all).</p>\n", hidden);
+	free(shown);
+}
+
+int rt_html_write(FILE *out, const struct rt_view_ctx *v,
+		  const struct rt_report *rep, struct rt_cct *t)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\""
+	      "utf-8\">\n<title>rtrace report: ", out);
+	rt_xml_string(out, v->info->cmdline);
+	fprintf(out, "</title>\n%s</head>\n<body>\n<h1>rtrace report</h1>\n",
+		style);
+	write_meta(out, v, rep);
+	write_table(out, rep);
+	fputs("<h2>Flame graph</h2>\n<p class=\"note\">Hover over a frame for "
+	      "its figures; click to zoom in, \"Reset zoom\" to go back.</p>\n"
+	      "<div class=\"flame\">\n", out);
+	rt_flame_write(out, v, t, true);
+	fputs("</div>\n", out);
+	write_tree(out, v, t);
+	fputs(table_script, out);
+	fputs("</body>\n</html>\n", out);
+	return ferror(out) ? -EIO : 0;
+}

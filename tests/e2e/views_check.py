@@ -1,0 +1,348 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The views of real recordings, checked against the report.
+
+    views_check.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
+
+Records a few fixtures (threads, deep and mutual recursion, panics that
+unwind, tail calls), then checks every view of each log against
+`rtrace report --format json` of the same log:
+
+  chrome     every call is one complete event ("ph": "X") with pid, tid,
+             ts, dur and args; calls per name equal the report's; per
+             thread the events nest (none overlaps another without
+             containing it) and no two start together; the args' total_ns
+             of the calls not flagged recursive (no activation of the same
+             function encloses them) add up to the report's total, and
+             self_ns to its self; unwound calls are flagged; every thread
+             with calls has a thread_name event and every process a
+             process_name
+  chrome raw with --raw-times (export and report): each event's dur is its
+             total_ns exactly, so durations add up to the report's totals
+  folded     the weights of the stacks that end in a function add up to
+             its self time in the report (--weight calls: to its calls)
+  tree       per name, the calls and self times of the contexts add up to
+             the report's
+  graph      per function (--graph '*'), its callers' calls and times add
+             up to its calls and total
+  replay     one line per call ("f() {" or "f();") and the "}" lines close
+             as many
+  live       `rtrace --tree --export chrome:F --export folded:F ...` (the
+             first case): the tree replaces the table on stderr, and the
+             files hold what `rtrace export` makes of the run's log
+
+Prints one row per check, OK / NG / SKIP, and exits 1 if any is NG.
+Python 3 standard library only.
+"""
+
+import argparse
+import collections
+import decimal
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# fixture, args, opt level: small runs, each a different shape of calls
+CASES = [
+    ("threads", ["2000", "200"], "3"),      # 9 threads at once
+    ("recursion", ["300", "101", "12"], "0"),  # 301 deep, mutual, tree
+    ("panics", ["5", "2", "4"], "0"),       # frames left by unwinding
+    ("tailcalls", ["300", "20"], "3"),      # frames handed on by jmp
+]
+
+
+class Table:
+    def __init__(self):
+        self.ng = 0
+
+    def row(self, case, check, ok, expected="", got="", detail=None):
+        res = {True: "OK", False: "NG", None: "SKIP"}[ok]
+        self.ng += ok is False
+        line = "%-12s %-46s %-4s  %-24s %s" % (case, check, res, _clip(expected),
+                                                _clip(got))
+        print(line.rstrip(), flush=True)
+        if detail and ok is False:
+            for d in str(detail).splitlines()[:20]:
+                print("    | " + d, flush=True)
+
+
+def _clip(v, n=40):
+    s = str(v)
+    return s if len(s) <= n else s[: n - 3] + "..."
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=600, **kw)
+    if p.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode,
+                                                p.stderr.decode(errors="replace")))
+    return p.stdout
+
+
+def build(opts, fixture, opt):
+    src = os.path.join(opts.fixtures, fixture + ".rs")
+    out = os.path.join(opts.build, "views-%s-O%s" % (fixture, opt))
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
+        return out
+    tmp = tempfile.mkdtemp(prefix=".views-", dir=opts.build)
+    try:
+        exe = os.path.join(tmp, fixture)
+        run([opts.rustc, "--edition", "2021", "--crate-name", fixture,
+             "--crate-type", "bin", "-C", "opt-level=" + opt, "-g", "-o", exe,
+             src])
+        os.replace(exe, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def rtrace(opts, *args):
+    return run([opts.rtrace] + list(args))
+
+
+# ---- the report: the reference --------------------------------------------
+
+def report(opts, log, *extra):
+    rep = json.loads(rtrace(opts, "report", "--format", "json", *extra, log))
+    rows = collections.defaultdict(lambda: collections.Counter())
+    for f in rep["functions"]:
+        for k in ("calls", "total_ns", "self_ns", "unwound"):
+            rows[f["name"]][k] += f[k]
+    return rows
+
+
+def compare(t, case, check, want, got):
+    """want/got: {name: number}; zeros left out."""
+    want = {k: v for k, v in want.items() if v}
+    got = {k: v for k, v in got.items() if v}
+    bad = ["%s: want %s, got %s" % (n, want.get(n, 0), got.get(n, 0))
+           for n in sorted(set(want) | set(got)) if want.get(n, 0) != got.get(n, 0)]
+    t.row(case, check, not bad, "%d functions" % len(want),
+          "%d differ" % len(bad) if bad else "all equal", "\n".join(bad))
+
+
+# ---- chrome --------------------------------------------------------------
+
+def ns(v):
+    """A JSON number of microseconds (parsed as Decimal) in ns, exactly."""
+    return int(v * 1000)
+
+
+def chrome_events(opts, log, *extra):
+    text = rtrace(opts, "export", "--format", "chrome", *extra, log)
+    doc = json.loads(text, parse_float=decimal.Decimal)
+    return doc["traceEvents"]
+
+
+def nest(events):
+    """Per thread, the events in nesting order, each with its enclosing
+    events' names; returns (overlaps, [(event, ancestor names)])."""
+    by_thread = collections.defaultdict(list)
+    for e in events:
+        by_thread[(e["pid"], e["tid"])].append(e)
+    overlaps, out = [], []
+    for evs in by_thread.values():
+        evs.sort(key=lambda e: (ns(e["ts"]), -ns(e["dur"])))
+        stack = []
+        for e in evs:
+            start, end = ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])
+            while stack and stack[-1][1] <= start:
+                stack.pop()  # ended before this one starts
+            if stack and end > stack[-1][1]:
+                overlaps.append("%s [%d, %d] overlaps %s [%d, %d]" % (
+                    e["name"], start, end, stack[-1][2], stack[-1][0], stack[-1][1]))
+            out.append((e, [s[2] for s in stack]))
+            stack.append((start, end, e["name"]))
+    return overlaps, out
+
+
+def check_chrome(t, case, opts, log, rep):
+    events = chrome_events(opts, log)
+    calls = [e for e in events if e.get("ph") == "X"]
+    meta = [e for e in events if e.get("ph") == "M"]
+    keys = ("name", "ts", "dur", "pid", "tid", "args")
+    bad = [e for e in calls if any(k not in e for k in keys)
+           or "total_ns" not in e["args"] or "self_ns" not in e["args"]]
+    t.row(case, "chrome: complete events with their fields", not bad,
+          "all", "%d of %d lack some" % (len(bad), len(calls)), bad[:3])
+    if len(calls) + len(meta) != len(events):
+        t.row(case, "chrome: only X and M events", False, len(events),
+              len(calls) + len(meta))
+    compare(t, case, "chrome: one event per call",
+            {n: r["calls"] for n, r in rep.items()},
+            collections.Counter(e["name"] for e in calls))
+    overlaps, nested = nest(calls)
+    t.row(case, "chrome: events nest on each thread", not overlaps, "no overlap",
+          "%d overlaps" % len(overlaps), "\n".join(overlaps[:10]))
+    starts = collections.Counter((e["pid"], e["tid"], e["ts"]) for e in calls)
+    same = [k for k, n in starts.items() if n > 1]
+    t.row(case, "chrome: no two calls of a thread start together", not same,
+          "0", len(same), same[:5])
+    total, self_, unwound = (collections.Counter() for _ in range(3))
+    for e, above in nested:
+        if not e["args"].get("recursive"):
+            total[e["name"]] += e["args"]["total_ns"]
+        self_[e["name"]] += e["args"]["self_ns"]
+        unwound[e["name"]] += bool(e["args"].get("unwound"))
+    compare(t, case, "chrome: outermost total_ns = report total",
+            {n: r["total_ns"] for n, r in rep.items()}, total)
+    compare(t, case, "chrome: self_ns = report self",
+            {n: r["self_ns"] for n, r in rep.items()}, self_)
+    compare(t, case, "chrome: unwound flags = report unwound",
+            {n: r["unwound"] for n, r in rep.items()}, unwound)
+    threads = {(e["pid"], e["tid"]) for e in calls}
+    named = {(e["pid"], e.get("tid")) for e in meta if e["name"] == "thread_name"}
+    procs = {e["pid"] for e in meta if e["name"] == "process_name"}
+    t.row(case, "chrome: every thread and process named",
+          threads <= named and {p for p, _ in threads} <= procs,
+          "%d threads" % len(threads),
+          "%d unnamed" % len(threads - named))
+
+
+def check_chrome_raw(t, case, opts, log):
+    rep = report(opts, log, "--raw-times")
+    calls = [e for e in chrome_events(opts, log, "--raw-times") if e["ph"] == "X"]
+    bad = ["%s: dur %s, total_ns %s" % (e["name"], e["dur"], e["args"]["total_ns"])
+           for e in calls if ns(e["dur"]) != e["args"]["total_ns"]]
+    t.row(case, "chrome --raw-times: dur = total_ns", not bad,
+          "%d events" % len(calls), "%d differ" % len(bad), "\n".join(bad[:10]))
+    total = collections.Counter()
+    for e in calls:
+        if not e["args"].get("recursive"):
+            total[e["name"]] += ns(e["dur"])
+    compare(t, case, "chrome --raw-times: durations = report total",
+            {n: r["total_ns"] for n, r in rep.items()}, total)
+
+
+# ---- the aggregated views -------------------------------------------------
+
+def folded(opts, log, *extra):
+    sums = collections.Counter()
+    for line in rtrace(opts, "export", "--format", "folded", *extra,
+                       log).decode().splitlines():
+        stack, w = line.rsplit(" ", 1)
+        sums[stack.split(";")[-1]] += int(w)
+    return sums
+
+
+def check_folded(t, case, opts, log, rep):
+    compare(t, case, "folded: stacks = report self",
+            {n: r["self_ns"] for n, r in rep.items()}, folded(opts, log))
+    compare(t, case, "folded --weight calls: stacks = report calls",
+            {n: r["calls"] for n, r in rep.items()},
+            folded(opts, log, "--weight", "calls"))
+
+
+def check_tree(t, case, opts, log, rep):
+    doc = json.loads(rtrace(opts, "tree", "--format", "json", log))
+    calls, self_ = collections.Counter(), collections.Counter()
+    todo = list(doc["tree"])
+    while todo:
+        n = todo.pop()
+        calls[n["name"]] += n["calls"]
+        self_[n["name"]] += n["self_ns"]
+        todo.extend(n["children"])
+    compare(t, case, "tree: contexts = report calls",
+            {n: r["calls"] for n, r in rep.items()}, calls)
+    compare(t, case, "tree: contexts = report self",
+            {n: r["self_ns"] for n, r in rep.items()}, self_)
+
+
+def check_graph(t, case, opts, log, rep):
+    doc = json.loads(rtrace(opts, "report", "--graph", "*", "--format",
+                            "json", log))
+    calls = {f["name"]: sum(c["calls"] for c in f["callers"])
+             for f in doc["functions"]}
+    total = {f["name"]: sum(c["total_ns"] for c in f["callers"])
+             for f in doc["functions"]}
+    compare(t, case, "graph: callers' calls = report calls",
+            {n: r["calls"] for n, r in rep.items()}, calls)
+    compare(t, case, "graph: callers' times = report total",
+            {n: r["total_ns"] for n, r in rep.items()}, total)
+
+
+def check_replay(t, case, opts, log, rep):
+    lines = [l for l in rtrace(opts, "replay", log).decode().splitlines()
+             if not l.startswith("#")]
+    opened = sum(l.endswith("() {") or "() {  [" in l for l in lines)
+    leaves = sum(");" in l for l in lines)
+    closed = sum("} /* " in l for l in lines)
+    want = sum(r["calls"] for r in rep.values())
+    t.row(case, "replay: one line per call", opened + leaves == want, want,
+          opened + leaves)
+    t.row(case, "replay: every block closed", opened == closed, opened, closed)
+
+
+def check_live(t, case, opts, exe, fixture, args, tmp):
+    log, trace, stacks = (os.path.join(tmp, n) for n in
+                          ("live.rtrace", "live.json", "live.folded"))
+    p = subprocess.run([opts.rtrace, "-q", "-o", log, "--tree", "--export",
+                        "chrome:" + trace, "--export", "folded:" + stacks,
+                        "-f", fixture + "::*", "--", exe] + args, cwd=tmp,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                       timeout=600)
+    err = p.stderr.decode(errors="replace")
+    t.row(case, "live: --tree in place of the table",
+          p.returncode == 0 and "# rtrace tree: " in err and
+          "avg/min/max" not in err, "tree", p.returncode, err[-2000:])
+    with open(trace) as f:
+        live = json.load(f)["traceEvents"]
+    again = json.loads(rtrace(opts, "export", "--format", "chrome", log))
+    t.row(case, "live: --export chrome = rtrace export",
+          live == again["traceEvents"], len(again["traceEvents"]), len(live))
+    with open(stacks, "rb") as f:
+        t.row(case, "live: --export folded = rtrace export",
+              f.read() == rtrace(opts, "export", "--format", "folded", log))
+
+
+def check_case(opts, t, fixture, args, opt):
+    case = "%s-O%s" % (fixture, opt)
+    try:
+        exe = build(opts, fixture, opt)
+    except (RuntimeError, OSError) as e:
+        t.row(case, "build", False, detail=e)
+        return
+    tmp = tempfile.mkdtemp(prefix="rtrace-views.")
+    try:
+        log = os.path.join(tmp, "run.rtrace")
+        run([opts.rtrace, "record", "-q", "-o", log, "-f", fixture + "::*",
+             "--", exe] + args, cwd=tmp)
+        rep = report(opts, log)
+        t.row(case, "record and report", bool(rep), "", "%d functions" % len(rep))
+        for check in (check_chrome, check_folded, check_tree, check_graph,
+                      check_replay):
+            check(t, case, opts, log, rep)
+        check_chrome_raw(t, case, opts, log)
+        if (fixture, args, opt) == CASES[0]:
+            check_live(t, case, opts, exe, fixture, args, tmp)
+    except (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError,
+            KeyError) as e:
+        t.row(case, "run", False, detail=e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
+        ap.add_argument(a, required=True)
+    opts = ap.parse_args()
+    if not shutil.which(opts.rustc):
+        print("views_check.py: rustc not found (%s)" % opts.rustc, file=sys.stderr)
+        return 2
+    opts.rtrace = os.path.abspath(opts.rtrace)
+    opts.fixtures = os.path.abspath(opts.fixtures)
+    opts.build = os.path.abspath(opts.build)
+    os.makedirs(opts.build, exist_ok=True)
+    t = Table()
+    for fixture, args, opt in CASES:
+        check_case(opts, t, fixture, args, opt)
+    return 1 if t.ng else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
