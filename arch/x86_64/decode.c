@@ -239,6 +239,10 @@ static void classify(const cs_insn *ci, struct rt_insn *in)
 		break;
 	case X86_INS_INT3:
 		in->cls = RT_INSN_TRAP;
+		in->pad = true;
+		break;
+	case X86_INS_NOP:
+		in->pad = true;
 		break;
 	case X86_INS_SYSCALL:
 	case X86_INS_SYSENTER:
@@ -365,4 +369,123 @@ int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot)
 	memcpy(&disp, insn->bytes + insn->arch_disp_off, sizeof(disp));
 	*slot = insn->addr + insn->len + (int64_t)disp;
 	return 0;
+}
+
+bool rt_arch_insn_rip_relative(const struct rt_insn *in)
+{
+	return in->arch_disp_off != 0;
+}
+
+/* ---- jump tables ----------------------------------------------------------
+ *
+ * LLVM's jump table in position-independent code:
+ *
+ *	lea    base, [rip + table]
+ *	movsxd index, dword ptr [base + 4*index]
+ *	add    index, base
+ *	jmp    index
+ *
+ * The table holds 32-bit offsets from its own start.  Finding the lea and
+ * reading the offsets gives every place the jump can go.
+ */
+
+#define JT_LOOKBACK 64  /* the lea is often hoisted out of a loop */
+#define JT_MAX 4096
+
+/* The register that `add @reg, other` adds to @reg, or X86_REG_INVALID. */
+static x86_reg added_base(const cs_insn *ci, x86_reg reg)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (ci->id != X86_INS_ADD || x->op_count != 2 ||
+	    x->operands[0].type != X86_OP_REG || x->operands[0].reg != reg ||
+	    x->operands[1].type != X86_OP_REG)
+		return X86_REG_INVALID;
+	return x->operands[1].reg;
+}
+
+/* The table address of `lea @reg, [rip + disp]` at @in, or 0. */
+static rt_raddr lea_rip(const cs_insn *ci, const struct rt_insn *in,
+			x86_reg reg)
+{
+	const cs_x86 *x = &ci->detail->x86;
+
+	if (ci->id != X86_INS_LEA || x->op_count != 2 ||
+	    x->operands[0].type != X86_OP_REG || x->operands[0].reg != reg ||
+	    x->operands[1].type != X86_OP_MEM ||
+	    x->operands[1].mem.base != X86_REG_RIP)
+		return 0;
+	return in->addr + in->len + (rt_raddr)x->operands[1].mem.disp;
+}
+
+/* Where the table of the jump at @insns[k] is, or 0.  The add sums base
+ * and offset in either order: the lea may load either register. */
+static rt_raddr find_table(csh cs, const struct rt_insn *insns, size_t k)
+{
+	x86_reg target = X86_REG_INVALID, base = X86_REG_INVALID;
+	rt_raddr table = 0;
+	cs_insn *ci;
+
+	if (cs_disasm(cs, insns[k].bytes, insns[k].len, insns[k].addr, 1,
+		      &ci) != 1)
+		return 0;
+	if (ci->detail->x86.op_count == 1 &&
+	    ci->detail->x86.operands[0].type == X86_OP_REG)
+		target = ci->detail->x86.operands[0].reg;
+	cs_free(ci, 1);
+	for (size_t j = k; target != X86_REG_INVALID && !table && j-- > 0 &&
+			   k - j <= JT_LOOKBACK;) {
+		if (cs_disasm(cs, insns[j].bytes, insns[j].len, insns[j].addr,
+			      1, &ci) != 1)
+			break;
+		if (base == X86_REG_INVALID)
+			base = added_base(ci, target);
+		else if (!(table = lea_rip(ci, &insns[j], base)))
+			table = lea_rip(ci, &insns[j], target);
+		cs_free(ci, 1);
+	}
+	return table;
+}
+
+static bool is_boundary(const struct rt_insn *insns, size_t n, rt_raddr a)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (insns[m].addr < a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < n && insns[lo].addr == a;
+}
+
+size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
+			  int (*read)(void *ctx, rt_raddr addr, void *buf,
+				      size_t len),
+			  void *ctx, rt_raddr *targets, size_t max)
+{
+	rt_raddr lo = insns[0].addr, hi = insns[n - 1].addr + insns[n - 1].len;
+	rt_raddr table;
+	size_t got = 0;
+	csh cs;
+
+	if (insns[k].cls != RT_INSN_JMP_REG || open_capstone(&cs))
+		return 0;
+	table = find_table(cs, insns, k);
+	/* the table ends where an entry stops making sense */
+	for (size_t i = 0; table && got < max && i < JT_MAX; i++) {
+		int32_t off;
+		rt_raddr to;
+
+		if (read(ctx, table + 4 * i, &off, sizeof(off)))
+			break;
+		to = table + (rt_raddr)(int64_t)off;
+		if (to < lo || to >= hi || !is_boundary(insns, n, to))
+			break;
+		targets[got++] = to;
+	}
+	return got;
 }

@@ -18,6 +18,7 @@
 
 #include "rtrace/arch.h"
 #include "rtrace/compiler.h"
+#include "emit.h"
 #include "x86_64.h"
 
 /*
@@ -28,166 +29,45 @@
 _Static_assert(X64_PUSH_SEQ_LEN + X64_INSN_MAX + 3 + X64_JMP_ABS_LEN <=
 	       RT_ARCH_SLOT_MAX, "x86-64 slots must fit RT_ARCH_SLOT_MAX");
 
-/* A slot being written: @buf holds the code that will run at @base. */
-struct slot {
-	uint8_t *buf;
-	rt_raddr base;
-	size_t len;
-};
-
-static rt_raddr slot_pc(const struct slot *s)
-{
-	return s->base + s->len;
-}
-
-static void emit(struct slot *s, const void *p, size_t n)
-{
-	memcpy(s->buf + s->len, p, n);
-	s->len += n;
-}
-
-static void emit_u32(struct slot *s, uint32_t v)
-{
-	uint8_t b[4] = { v, v >> 8, v >> 16, v >> 24 };
-
-	emit(s, b, sizeof(b));
-}
-
-static void emit_u64(struct slot *s, uint64_t v)
-{
-	emit_u32(s, (uint32_t)v);
-	emit_u32(s, (uint32_t)(v >> 32));
-}
-
-static int32_t get_s32(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-			 (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
-}
-
-static void put_u32(uint8_t *p, uint32_t v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
-/* Whether a rel32 measured from @end (the next instruction) reaches @to. */
-static bool rel32_reaches(rt_raddr end, rt_raddr to, int32_t *rel)
-{
-	int64_t d = (int64_t)(to - end);
-
-	if (d < INT32_MIN || d > INT32_MAX)
-		return false;
-	*rel = (int32_t)d;
-	return true;
-}
-
-/* A jump to @to: jmp rel32 when it reaches, else jmp *0(%rip) + abs64. */
-static void emit_jmp(struct slot *s, rt_raddr to)
-{
-	static const uint8_t jmp_abs[] = { 0xff, 0x25, 0, 0, 0, 0 };
-	uint8_t op = X64_OP_JMP_REL32;
-	int32_t rel;
-
-	if (rel32_reaches(slot_pc(s) + X64_JMP_REL32_LEN, to, &rel)) {
-		emit(s, &op, 1);
-		emit_u32(s, (uint32_t)rel);
-		return;
-	}
-	emit(s, jmp_abs, sizeof(jmp_abs));
-	emit_u64(s, to);
-}
-
 /* Pushes @ret without touching the flags or any register but rsp. */
-static void emit_push(struct slot *s, rt_raddr ret)
+static void emit_push(struct x64_code *s, rt_raddr ret)
 {
 	static const uint8_t lea_rsp[] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
 	static const uint8_t mov_lo[] = { 0xc7, 0x04, 0x24 };
 	static const uint8_t mov_hi[] = { 0xc7, 0x44, 0x24, 0x04 };
 
-	emit(s, lea_rsp, sizeof(lea_rsp));
-	emit(s, mov_lo, sizeof(mov_lo));
-	emit_u32(s, (uint32_t)ret);
-	emit(s, mov_hi, sizeof(mov_hi));
-	emit_u32(s, (uint32_t)(ret >> 32));
-}
-
-/* Whether a legacy prefix of @code makes addresses 32-bit. */
-static bool has_addr32_prefix(const uint8_t *code, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		switch (code[i]) {
-		case X64_PFX_ADDR32:
-			return true;
-		case 0xf0: case 0xf2: case 0xf3: case 0x2e: case 0x36:
-		case 0x3e: case 0x26: case 0x64: case 0x65: case 0x66:
-			continue;
-		default:
-			return false;
-		}
-	}
-	return false;
-}
-
-/*
- * Emits @len bytes of @code whose RIP-relative disp32 (at @disp_off, 0 for
- * none) was computed for an instruction ending at @orig_end, re-encoded so
- * that it reaches the same address from the slot.  Under an address-size
- * prefix the sum wraps at 32 bits, so any displacement reaches.
- */
-static enum rt_refusal emit_relocated(struct slot *s, const uint8_t *code,
-				      size_t len, unsigned disp_off,
-				      rt_raddr orig_end)
-{
-	uint8_t *p = s->buf + s->len;
-	rt_raddr abs, end;
-	int32_t rel;
-
-	emit(s, code, len);
-	if (!disp_off)
-		return RT_REFUSE_NONE;
-	abs = orig_end + (int64_t)get_s32(code + disp_off);
-	end = slot_pc(s);
-	if (has_addr32_prefix(code, disp_off))
-		rel = (int32_t)((uint32_t)abs - (uint32_t)end);
-	else if (!rel32_reaches(end, abs, &rel))
-		return RT_REFUSE_OUT_OF_RANGE;
-	put_u32(p + disp_off, (uint32_t)rel);
-	return RT_REFUSE_NONE;
-}
-
-static enum rt_refusal emit_insn(struct slot *s, const struct rt_insn *insn)
-{
-	return emit_relocated(s, insn->bytes, insn->len, insn->arch_disp_off,
-			      insn->addr + insn->len);
+	x64_emit(s, lea_rsp, sizeof(lea_rsp));
+	x64_emit(s, mov_lo, sizeof(mov_lo));
+	x64_emit_u32(s, (uint32_t)ret);
+	x64_emit(s, mov_hi, sizeof(mov_hi));
+	x64_emit_u32(s, (uint32_t)(ret >> 32));
 }
 
 /* ---- one handler per instruction class ------------------------------- */
 
 /* Anything that falls through: the copy, then a jump back. */
 static enum rt_refusal relocate_rip_relative(const struct rt_insn *insn,
-					     struct slot *s)
+					     struct x64_code *s)
 {
-	enum rt_refusal why = emit_insn(s, insn);
+	enum rt_refusal why = x64_emit_insn(s, insn);
 
 	if (why == RT_REFUSE_NONE)
-		emit_jmp(s, insn->addr + insn->len);
+		x64_emit_jmp(s, insn->addr + insn->len);
 	return why;
 }
 
 /* ret and ret imm16 are position independent and never come back. */
-static enum rt_refusal emulate_ret(const struct rt_insn *insn, struct slot *s)
+static enum rt_refusal emulate_ret(const struct rt_insn *insn,
+				   struct x64_code *s)
 {
-	return emit_insn(s, insn);
+	return x64_emit_insn(s, insn);
 }
 
 /* Position independent, or RIP-relative fixed up; never comes back. */
 static enum rt_refusal emulate_jmp_indirect(const struct rt_insn *insn,
-					    struct slot *s)
+					    struct x64_code *s)
 {
-	return emit_insn(s, insn);
+	return x64_emit_insn(s, insn);
 }
 
 static enum rt_refusal emulate_jmp(const struct rt_insn *insn,
@@ -219,10 +99,10 @@ static enum rt_refusal emulate_jcc(const struct rt_insn *insn,
 
 /* A direct call: push the original return address, jump to the callee. */
 static enum rt_refusal emulate_call(const struct rt_insn *insn,
-				    struct slot *s)
+				    struct x64_code *s)
 {
 	emit_push(s, insn->addr + insn->len);
-	emit_jmp(s, insn->target);
+	x64_emit_jmp(s, insn->target);
 	return RT_REFUSE_NONE;
 }
 
@@ -250,7 +130,7 @@ static enum rt_refusal rebase_rsp_operand(uint8_t *code, size_t *len,
 	    rex_b(rex))
 		return RT_REFUSE_STACK_CALL;
 	disp = dlen == 0 ? 0 : dlen == 1 ? (int8_t)code[m + 2]
-					 : get_s32(code + m + 2);
+					 : x64_get_s32(code + m + 2);
 	disp += 8;
 	if (disp >= INT8_MIN && disp <= INT8_MAX) {
 		mod = X64_MOD_DISP8;
@@ -258,11 +138,15 @@ static enum rt_refusal rebase_rsp_operand(uint8_t *code, size_t *len,
 		dlen = 1;
 	} else if (disp <= INT32_MAX) {
 		mod = X64_MOD_DISP32;
-		put_u32(code + m + 2, (uint32_t)disp);
+		x64_put_u32(code + m + 2, (uint32_t)disp);
 		dlen = 4;
 	} else {
 		return RT_REFUSE_STACK_CALL;
 	}
+	/* prefixes may leave no room for the longer displacement: past 15
+	 * bytes the instruction does not execute (#UD) */
+	if (m + 2 + dlen > X64_INSN_MAX)
+		return RT_REFUSE_STACK_CALL;
 	code[m] = X64_MODRM(mod, X64_MODRM_REG(modrm), X64_RM_SIB);
 	*len = m + 2 + dlen;
 	return RT_REFUSE_NONE;
@@ -303,7 +187,7 @@ static enum rt_refusal call_to_jmp(const struct rt_insn *insn, uint8_t *code,
 
 /* An indirect call: push the original return address, jmp the operand. */
 static enum rt_refusal emulate_call_indirect(const struct rt_insn *insn,
-					     struct slot *s)
+					     struct x64_code *s)
 {
 	uint8_t jmp[X64_INSN_MAX + 3];
 	enum rt_refusal why;
@@ -314,12 +198,13 @@ static enum rt_refusal emulate_call_indirect(const struct rt_insn *insn,
 		return why;
 	emit_push(s, insn->addr + insn->len);
 	/* An rsp-based operand is never RIP-relative: disp_off still holds. */
-	return emit_relocated(s, jmp, len, insn->arch_disp_off,
+	return x64_emit_relocated(s, jmp, len, insn->arch_disp_off,
 			      insn->addr + insn->len);
 }
 
 /* The classes that run out of line. */
-static enum rt_refusal build_slot(const struct rt_insn *insn, struct slot *s)
+static enum rt_refusal build_slot(const struct rt_insn *insn,
+				  struct x64_code *s)
 {
 	switch (insn->cls) {
 	case RT_INSN_PLAIN:
@@ -342,7 +227,7 @@ static enum rt_refusal build_slot(const struct rt_insn *insn, struct slot *s)
 enum rt_refusal rt_arch_plan_resume(const struct rt_insn *insn, rt_raddr slot,
 				    uint8_t *buf, struct rt_resume *out)
 {
-	struct slot s = { .buf = buf, .base = slot, .len = 0 };
+	struct x64_code s = { .buf = buf, .base = slot, .len = 0 };
 	enum rt_refusal why;
 
 	memset(out, 0, sizeof(*out));

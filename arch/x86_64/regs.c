@@ -48,6 +48,11 @@ rt_raddr rt_arch_sp(const struct rt_regs *r)
 	return r->r.rsp;
 }
 
+void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp)
+{
+	r->r.rsp = sp;
+}
+
 uint64_t rt_arch_retval(const struct rt_regs *r)
 {
 	return r->r.rax;

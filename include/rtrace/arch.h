@@ -33,6 +33,7 @@ rt_raddr rt_arch_trap_site(const struct rt_regs *r);
 rt_raddr rt_arch_ip(const struct rt_regs *r);
 void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip);
 rt_raddr rt_arch_sp(const struct rt_regs *r);
+void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp);
 
 /* Integer return value register as seen at a function's exit. */
 uint64_t rt_arch_retval(const struct rt_regs *r);
@@ -102,6 +103,8 @@ struct rt_insn {
 	uint8_t len;
 	uint8_t cls;            /* enum rt_insn_class */
 	uint8_t bytes[15];
+	bool pad;               /* does nothing: an alignment no-op, or a
+				 * breakpoint used as filler */
 	uint8_t arch_cond;      /* condition code of a JCC */
 	uint8_t arch_reg;       /* register of a JMP_REG */
 	uint8_t arch_disp_off;  /* offset of a RIP-relative disp32, or 0 */
@@ -116,6 +119,20 @@ typedef VEC(struct rt_insn) rt_insn_vec;
  * offset do not decode (out then holds the instructions before them). */
 int rt_arch_decode(const uint8_t *code, size_t len, rt_raddr addr,
 		   rt_insn_vec *out);
+
+/* Whether @in addresses memory relative to the instruction pointer (a jump
+ * through memory that does is a jump through a GOT slot, not a table). */
+bool rt_arch_insn_rip_relative(const struct rt_insn *in);
+
+/* The places the indirect jump @insns[k] of a function (all of it decoded
+ * in @insns[0..n)) can go, when it is a jump table this architecture's
+ * compilers emit: up to @max of them into @targets, read from the table
+ * through @read.  0 when it is not a table recognised (a tail call through
+ * a pointer, or a shape not known). */
+size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
+			  int (*read)(void *ctx, rt_raddr addr, void *buf,
+				      size_t len),
+			  void *ctx, rt_raddr *targets, size_t max);
 
 /* Why a site cannot be displaced; RT_REFUSE_NONE when it can. */
 enum rt_refusal {
@@ -169,5 +186,93 @@ enum rt_refusal rt_arch_plan_resume(const struct rt_insn *insn, rt_raddr slot,
  * Hot path: no system calls, no allocation. */
 rt_raddr rt_arch_resume_ip(const struct rt_resume *res,
 			   const struct rt_regs *r, bool *taken);
+
+/* ---- the inline engine ------------------------------------------------ */
+
+/* Bytes of the jump that replaces a patched region. */
+size_t rt_arch_patch_len(void);
+
+/* Writes the jump at @at to a trampoline at @to into @out
+ * (rt_arch_patch_len() bytes); false when it cannot reach. */
+bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out);
+
+/* The ways a trampoline calls the recorder: what the event's value is. */
+enum rt_rec_call {
+	RT_REC_ENTRY,     /* 0 */
+	RT_REC_EXIT,      /* the return value */
+	RT_REC_ARG0,      /* the first argument (a jump into memset) */
+	RT_REC_TAIL,      /* the jump's target */
+	RT_REC_CALLS,
+};
+
+/* The recorder routine copied into each traced process, and the places in
+ * it the tracer must know (offsets from the start of its code). */
+struct rt_recorder {
+	const uint8_t *code;      /* static data */
+	size_t len;               /* the data block included, at the end */
+	size_t call[RT_REC_CALLS];
+	size_t window, done;      /* an event is half written in between */
+	size_t bell_full;         /* breakpoint: the ring is full */
+	size_t bell_miss;         /* breakpoint: the thread has no slot */
+	size_t data;              /* the data block (inline-layout.h) */
+};
+
+/* The time stamp counter the recorder reads, read here; 0 when the CPU
+ * has none. */
+uint64_t rt_arch_cycles(void);
+
+/* The thread pointer of the calling thread, as the recorder reads it. */
+uint64_t rt_arch_self_tp(void);
+
+/* Calls the recorder copied (executable) at @entry + its entry offset
+ * @n times as a trampoline would, with event word @word: for timing it
+ * in rtrace itself.  The copy's data block must be set up. */
+void rt_arch_rec_run(const uint8_t *entry, uint64_t word, uint64_t n);
+
+/* The recorder of this architecture.  Static data. */
+const struct rt_recorder *rt_arch_recorder(void);
+
+/* What a thread in the recorder holds in its registers: in the window, the
+ * whole event and its slot; at the miss breakpoint, all but time and
+ * slot. */
+struct rt_rec_state {
+	uint64_t slot, ts, sp, value, ids, word;
+	uint64_t tp;              /* at the miss breakpoint: the thread
+				   * pointer it looked for */
+};
+void rt_arch_rec_state(const struct rt_regs *r, struct rt_rec_state *out);
+
+/* One recorder call of a trampoline: the event word (function id | kind
+ * << 32 | flags << 40) and, for RT_REC_TAIL, the target. */
+struct rt_tramp_rec {
+	uint8_t call;             /* enum rt_rec_call */
+	uint64_t word;
+	rt_raddr target;
+};
+
+/* A trampoline: @pre runs first (an epilogue the jump displaced), then the
+ * recorder calls, then @post (the displaced code at an entry, or the
+ * return or jump of an exit); then it jumps to @back unless @post left. */
+struct rt_tramp_spec {
+	const struct rt_insn *pre;
+	size_t npre;
+	struct rt_tramp_rec rec[2];
+	size_t nrec;
+	const struct rt_insn *post;
+	size_t npost;
+	const struct rt_insn *cond;  /* a conditional tail jump: the calls are
+				      * made only when it is taken (@post is
+				      * then empty) */
+	rt_raddr back;            /* 0 when @post ends in a return or jump */
+};
+
+#define RT_ARCH_TRAMP_MAX 256
+
+/* Writes the trampoline @t for address @at into @buf (RT_ARCH_TRAMP_MAX
+ * bytes), calling the recorder copied at @recorder; *len gets its size.
+ * Returns RT_REFUSE_NONE, or why it cannot be built. */
+enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
+				    rt_raddr at, rt_raddr recorder,
+				    uint8_t *buf, size_t *len);
 
 #endif

@@ -75,6 +75,15 @@ TEST_CASE(jmp_direct)
 	TEST_EQ(in.cls, RT_INSN_JMP);
 	TEST_EQ(in.target, AT + 6 + 0x10);
 	TEST_EQ(in.arch_disp_off, 0);
+	/* data16 rex.W jmp rel32: REX.W wins, the target is not cut to 16
+	 * bits (capstone 4 cuts it; found by tests/fuzz) */
+	DECODE1(in, 0x66, 0x48, 0xe9, 0x00, 0x01, 0x00, 0x00);
+	TEST_EQ(in.cls, RT_INSN_JMP);
+	TEST_EQ(in.target, AT + 7 + 0x100);
+	/* a REX that does not precede the opcode is ignored: rel8 */
+	DECODE1(in, 0x49, 0x66, 0x48, 0x76, 0x76);             /* jbe */
+	TEST_EQ(in.cls, RT_INSN_JCC);
+	TEST_EQ(in.target, AT + 5 + 0x76);
 }
 
 TEST_CASE(opsize_prefixed_branches_refused)

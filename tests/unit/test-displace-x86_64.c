@@ -502,6 +502,21 @@ TEST_CASE(emulate_call_indirect_rsp)
 	/* disp + 8 no longer fits a disp32 */
 	PLAN(p, SLOT_FAR, 0xff, 0x94, 0x24, 0xfc, 0xff, 0xff, 0x7f);
 	TEST_EQ(p.why, RT_REFUSE_STACK_CALL);
+	/* the longer displacement would take the jmp past 15 bytes (found
+	 * by tests/fuzz): 9 prefixes, disp8 to disp32; 12, disp0 to disp8 */
+	PLAN(p, SLOT_FAR, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3,
+	     0xff, 0x54, 0x24, 0x7c);
+	TEST_EQ(p.why, RT_REFUSE_STACK_CALL);
+	PLAN(p, SLOT_FAR, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3,
+	     0xf3, 0xf3, 0xf3, 0xff, 0x14, 0x24);
+	TEST_EQ(p.why, RT_REFUSE_STACK_CALL);
+	/* 8 prefixes leave room: 15 bytes exactly */
+	PLAN(p, SLOT_FAR, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3, 0xf3,
+	     0xff, 0x54, 0x24, 0x7c);
+	TEST_TRUE(indirect_shape(&p, &j));
+	TEST_TRUE(is_mem(op(j, 0), X86_REG_RSP, 0x84));
+	TEST_EQ(j->size, 15);
+	plan_free(&p);
 }
 
 /* ---- refusals ------------------------------------------------------------ */

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The x86-64 half of the inline engine: the jump that replaces a patched
+ * region, the trampolines it leads to, and where the recorder (recorder.S)
+ * keeps what the tracer must find.
+ *
+ * A trampoline calls the recorder with the event word in %rdi, which it
+ * saves around the call; a tail jump's also passes the target in %rsi.
+ * It never touches the return address on the stack, so unwinding through
+ * a traced frame works as without rtrace.
+ *
+ * Pure: no I/O, no allocation, no state.
+ */
+#include <string.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/compiler.h"
+#include "emit.h"
+#include "x86_64.h"
+
+extern const uint8_t rt_x64_rec_begin[], rt_x64_rec_end[];
+extern const uint8_t rt_x64_rec_entry[], rt_x64_rec_exit[];
+extern const uint8_t rt_x64_rec_arg0[], rt_x64_rec_tail[];
+extern const uint8_t rt_x64_rec_window[], rt_x64_rec_done[];
+extern const uint8_t rt_x64_rec_full[], rt_x64_rec_miss[];
+extern const uint8_t rt_x64_rec_data[];
+
+#define OFF(sym) ((size_t)((sym) - rt_x64_rec_begin))
+
+#define OP_PUSH_RDI 0x57
+#define OP_POP_RDI 0x5f
+#define OP_PUSH_RSI 0x56
+#define OP_POP_RSI 0x5e
+#define OP_CALL_REL32 0xe8
+
+size_t rt_arch_patch_len(void)
+{
+	return X64_JMP_REL32_LEN;
+}
+
+bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out)
+{
+	int32_t rel;
+
+	if (!x64_rel32_reaches(at + X64_JMP_REL32_LEN, to, &rel))
+		return false;
+	out[0] = X64_OP_JMP_REL32;
+	x64_put_u32(out + 1, (uint32_t)rel);
+	return true;
+}
+
+const struct rt_recorder *rt_arch_recorder(void)
+{
+	static struct rt_recorder rec;
+
+	if (!rec.code) {
+		rec.len = OFF(rt_x64_rec_end);
+		rec.call[RT_REC_ENTRY] = OFF(rt_x64_rec_entry);
+		rec.call[RT_REC_EXIT] = OFF(rt_x64_rec_exit);
+		rec.call[RT_REC_ARG0] = OFF(rt_x64_rec_arg0);
+		rec.call[RT_REC_TAIL] = OFF(rt_x64_rec_tail);
+		rec.window = OFF(rt_x64_rec_window);
+		rec.done = OFF(rt_x64_rec_done);
+		rec.bell_full = OFF(rt_x64_rec_full);
+		rec.bell_miss = OFF(rt_x64_rec_miss);
+		rec.data = OFF(rt_x64_rec_data);
+		rec.code = rt_x64_rec_begin;
+	}
+	return &rec;
+}
+
+void rt_arch_rec_state(const struct rt_regs *r, struct rt_rec_state *out)
+{
+	out->slot = r->r.rdi;
+	out->ts = r->r.r8;
+	out->sp = r->r.rcx;
+	out->value = r->r.rsi;
+	out->ids = r->r.r10;
+	out->word = r->r.r9;
+	out->tp = r->r.rax;
+}
+
+void rt_x64_rec_loop(const void *entry, uint64_t word, uint64_t n);
+
+void rt_arch_rec_run(const uint8_t *entry, uint64_t word, uint64_t n)
+{
+	rt_x64_rec_loop(entry, word, n);
+}
+
+uint64_t rt_arch_self_tp(void)
+{
+	uint64_t tp;
+
+	__asm__ volatile("mov %%fs:0, %0" : "=r"(tp));
+	return tp;
+}
+
+uint64_t rt_arch_cycles(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+
+/* movabs $v, %rdi (or %rsi) */
+static void emit_movabs(struct x64_code *c, unsigned reg, uint64_t v)
+{
+	uint8_t op[2] = { 0x48, (uint8_t)(0xb8 + reg) };
+
+	x64_emit(c, op, sizeof(op));
+	x64_emit_u64(c, v);
+}
+
+static enum rt_refusal emit_rec(struct x64_code *c,
+				const struct rt_tramp_rec *rec,
+				rt_raddr recorder)
+{
+	const struct rt_recorder *r = rt_arch_recorder();
+	uint8_t op;
+	int32_t rel;
+
+	if (rec->call >= RT_REC_CALLS)
+		return RT_REFUSE_UNDECODABLE;
+	op = OP_PUSH_RDI;
+	x64_emit(c, &op, 1);
+	if (rec->call == RT_REC_TAIL) {
+		op = OP_PUSH_RSI;
+		x64_emit(c, &op, 1);
+		emit_movabs(c, X64_RSI, rec->target);
+	}
+	emit_movabs(c, X64_RDI, rec->word);
+	if (!x64_rel32_reaches(x64_pc(c) + 5, recorder + r->call[rec->call],
+			       &rel))
+		return RT_REFUSE_OUT_OF_RANGE;
+	op = OP_CALL_REL32;
+	x64_emit(c, &op, 1);
+	x64_emit_u32(c, (uint32_t)rel);
+	if (rec->call == RT_REC_TAIL) {
+		op = OP_POP_RSI;
+		x64_emit(c, &op, 1);
+	}
+	op = OP_POP_RDI;
+	x64_emit(c, &op, 1);
+	return RT_REFUSE_NONE;
+}
+
+/* Displaced code: straight-line instructions, moved; a return, copied; a
+ * direct jump or conditional jump, re-aimed from the trampoline; a jump
+ * through a GOT slot, its operand re-aimed. */
+static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
+				  size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		enum rt_refusal why;
+
+		switch (in[i].cls) {
+		case RT_INSN_PLAIN:
+		case RT_INSN_RET:
+			why = x64_emit_insn(c, &in[i]);
+			break;
+		case RT_INSN_JMP:
+			x64_emit_jmp(c, in[i].target);
+			why = RT_REFUSE_NONE;
+			break;
+		case RT_INSN_JCC:
+			x64_emit_jcc(c, in[i].arch_cond, in[i].target);
+			why = RT_REFUSE_NONE;
+			break;
+		case RT_INSN_JMP_MEM:
+			why = in[i].arch_disp_off ? x64_emit_insn(c, &in[i])
+						  : RT_REFUSE_BRANCH_OTHER;
+			break;
+		default:
+			why = RT_REFUSE_BRANCH_OTHER;
+			break;
+		}
+		if (why != RT_REFUSE_NONE)
+			return why;
+	}
+	return RT_REFUSE_NONE;
+}
+
+/* Upper bound of what emit_rec() and the moved code write. */
+#define REC_MAX (1 + 1 + 10 + 10 + 5 + 1 + 1)
+#define MOVED_MAX (X64_INSN_MAX + 3)
+
+enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
+				    rt_raddr at, rt_raddr recorder,
+				    uint8_t *buf, size_t *len)
+{
+	struct x64_code c = { .buf = buf, .base = at, .len = 0 };
+	enum rt_refusal why;
+
+	if (t->nrec > ARRAY_SIZE(t->rec) ||
+	    (t->npre + t->npost) * MOVED_MAX + t->nrec * REC_MAX +
+			    X64_JMP_ABS_LEN > RT_ARCH_TRAMP_MAX)
+		return RT_REFUSE_OUT_OF_RANGE;
+	why = emit_moved(&c, t->pre, t->npre);
+	/* a conditional tail jump: not taken, back to the next instruction;
+	 * taken, recorded, then gone */
+	if (why == RT_REFUSE_NONE && t->cond)
+		x64_emit_jcc(&c, t->cond->arch_cond ^ 1,
+			     t->cond->addr + t->cond->len);
+	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++)
+		why = emit_rec(&c, &t->rec[i], recorder);
+	if (why == RT_REFUSE_NONE && t->cond)
+		x64_emit_jmp(&c, t->cond->target);
+	if (why == RT_REFUSE_NONE)
+		why = emit_moved(&c, t->post, t->npost);
+	if (why == RT_REFUSE_NONE && t->back)
+		x64_emit_jmp(&c, t->back);
+	*len = c.len;
+	return why;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The layout of the event area the inline engine shares with a traced
+ * process, and of the data block its recorder reads.  Included by C and by
+ * the recorder's assembly, so only macros here.
+ *
+ * The area is one memory file mapped in both processes:
+ *
+ *   [0, RT_IA_TABLE)          header (informational, for a human with gdb)
+ *   [RT_IA_TABLE, +slots*64)  thread table, one 64-byte slot per thread
+ *   then the rings            one ring of RT_IA_CAP events per slot
+ *
+ * A slot belongs to one thread of the process, found by the thread
+ * pointer the thread's %fs:0 holds.  Only the thread writes its ring and
+ * its head; only rtrace writes the tail and the rest of the slot.
+ */
+#ifndef RTRACE_INLINE_LAYOUT_H
+#define RTRACE_INLINE_LAYOUT_H
+
+#define RT_IA_SLOTS 256            /* threads with a ring at one time */
+#define RT_IA_CAP 4096             /* events per ring (a power of two) */
+#define RT_IA_EVENT 40             /* bytes per event, as in the log */
+#define RT_IA_PROBES 16            /* table slots a lookup tries */
+
+#define RT_IA_TABLE 4096           /* offset of the thread table */
+#define RT_IA_SLOT_SIZE 64
+#define RT_IA_RINGS (RT_IA_TABLE + RT_IA_SLOTS * RT_IA_SLOT_SIZE)
+#define RT_IA_SIZE (RT_IA_RINGS + RT_IA_SLOTS * RT_IA_CAP * RT_IA_EVENT)
+
+/* Fields of a slot. */
+#define RT_IA_SLOT_TP 0            /* thread pointer; 0 = free */
+#define RT_IA_SLOT_IDS 8           /* tid | pid << 32, as events carry */
+#define RT_IA_SLOT_HEAD 16         /* events written */
+#define RT_IA_SLOT_TAIL 24         /* events taken */
+#define RT_IA_SLOT_RING 32         /* the ring's address in the tracee */
+
+/* The recorder's data block, written by rtrace after the code. */
+#define RT_RD_TABLE 0              /* the thread table's address */
+#define RT_RD_MASK 8               /* RT_IA_SLOTS - 1 */
+#define RT_RD_CAP 16               /* RT_IA_CAP */
+#define RT_RD_CAP_MASK 24          /* RT_IA_CAP - 1 */
+#define RT_RD_CLOCK 32             /* RT_CLOCK_* */
+#define RT_RD_SIZE 40
+
+#define RT_CLOCK_TSC 0             /* time stamp counter, converted later */
+#define RT_CLOCK_SYSCALL 1         /* clock_gettime(CLOCK_MONOTONIC) */
+
+#endif
