@@ -65,6 +65,7 @@ struct thread_state {
 	VEC(struct frame) stack;
 	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
 	uint64_t cost;           /* cumulative stop cost (ns) */
+	uint64_t inline_cost;    /* what one inline event costs (ns) */
 	int64_t shift;           /* in-place measure minus the curve's */
 	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
@@ -206,6 +207,17 @@ static void on_calib(struct rt_frames *f, struct thread_state *t,
 	if (f->opts.raw_times || f->opts.stop_cost_ns >= 0)
 		return;
 	t->shift = (int64_t)ev->value - (int64_t)f->curve.cost_ns[0];
+}
+
+/* What an event recorded in the process costs it: taken out of the times
+ * at each such event, as a stop's cost is at each stop. */
+static void on_inline_calib(struct rt_frames *f, struct thread_state *t,
+			    const struct rt_event *ev)
+{
+	if (f->opts.raw_times)
+		return;
+	t->inline_cost = ev->value;
+	f->sum.inline_cost_ns = MAX(f->sum.inline_cost_ns, ev->value);
 }
 
 /* Compensated timeline position of raw time @ts on thread @t. */
@@ -493,6 +505,8 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	f->sum.events++;
 	f->sum.stops += ev->nstops;
 	account_stops(f, t, ev->ts, ev->nstops);
+	if ((ev->flags & RT_EVF_INLINE) && !f->opts.raw_times)
+		t->cost += t->inline_cost;
 	t->last_ts = ev->ts;
 	note_pid(f, ev->pid);
 	switch (ev->kind) {
@@ -515,7 +529,10 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 		close_all(f, t, ev->ts, RT_CALL_INCOMPLETE);
 		break;
 	case RT_EV_CALIB:
-		on_calib(f, t, ev);
+		if (ev->flags & RT_EVF_INLINE)
+			on_inline_calib(f, t, ev);
+		else
+			on_calib(f, t, ev);
 		break;
 	case RT_EV_ARG:
 		if (t->stack.n)

@@ -14,6 +14,7 @@
 #define PR_FMT "arm"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arm.h"
+#include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/util.h"
@@ -126,22 +127,69 @@ static int map_scratch(struct rt_process *p, const struct rt_image *img,
 	return err;
 }
 
-/* Patches probes [first, last] of @plan, which lie within one run. */
-static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
-		     size_t first, size_t last, bool arm)
+/* What a run of probes gets. */
+enum arm_mode {
+	ARM_TRAPS,     /* breakpoints, a region the inline engine had put
+			* back as it was (a fork child's copy) */
+	ARM_JUMPS,     /* jumps where patched, else breakpoints */
+	DISARM,        /* every original byte */
+};
+
+/* The bytes @pr covers in @mode. */
+static void site_span(const struct rt_probe *pr, enum arm_mode mode,
+		      rt_raddr *lo, rt_raddr *hi)
+{
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	*lo = pr->addr;
+	*hi = pr->addr + tlen;
+	if (pr->patch_len) {
+		*lo = MIN(*lo, pr->patch_lo);
+		*hi = MAX(*hi, pr->patch_lo + pr->patch_len);
+	}
+}
+
+static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
+		       enum arm_mode mode)
 {
 	size_t tlen;
 	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
-	rt_raddr lo = rt_plan_probe(plan, first)->addr;
-	rt_raddr hi = rt_plan_probe(plan, last)->addr + tlen;
-	uint8_t *buf = xmalloc(hi - lo);
-	int err = rt_mem_read(mem, lo, buf, hi - lo);
+	uint8_t *at = buf + (pr->addr - lo);
 
-	for (size_t i = first; !err && i <= last; i++) {
-		const struct rt_probe *pr = rt_plan_probe(plan, i);
+	if (pr->patch_len) {
+		uint8_t *region = buf + (pr->patch_lo - lo);
 
-		memcpy(buf + (pr->addr - lo), arm ? trap : pr->orig, tlen);
+		memcpy(region, pr->patch_orig, pr->patch_len);
+		if (mode == ARM_JUMPS) {
+			/* the rest of the region is never run: fill it with
+			 * breakpoints, so a stray jump there is caught */
+			memset(region, trap[0], pr->patch_len);
+			rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
+			return;
+		}
 	}
+	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
+}
+
+/* Patches probes [first, last] of @plan, which lie within one run. */
+static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
+		     size_t first, size_t last, enum arm_mode mode)
+{
+	rt_raddr lo, hi, a, b;
+	uint8_t *buf;
+	int err;
+
+	site_span(rt_plan_probe(plan, first), mode, &lo, &hi);
+	for (size_t i = first + 1; i <= last; i++) {
+		site_span(rt_plan_probe(plan, i), mode, &a, &b);
+		lo = MIN(lo, a);
+		hi = MAX(hi, b);
+	}
+	buf = xmalloc(hi - lo);
+	err = rt_mem_read(mem, lo, buf, hi - lo);
+	for (size_t i = first; !err && i <= last; i++)
+		write_site(buf, lo, rt_plan_probe(plan, i), mode);
 	if (!err)
 		err = rt_mem_write(mem, lo, buf, hi - lo);
 	free(buf);
@@ -149,7 +197,7 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 }
 
 static int patch_all(struct rt_process *p, const struct rt_plan *plan,
-		     bool arm)
+		     enum arm_mode mode)
 {
 	size_t n = rt_plan_nprobes(plan), first = 0;
 
@@ -160,12 +208,28 @@ static int patch_all(struct rt_process *p, const struct rt_plan *plan,
 					     rt_plan_probe(plan, i - 1)->addr <
 				     RUN_GAP)
 			continue;
-		err = write_run(p->mem, plan, first, i - 1, arm);
+		err = write_run(p->mem, plan, first, i - 1, mode);
 		if (err)
 			return err;
 		first = i;
 	}
 	return 0;
+}
+
+/* The inline engine's event area, for an image with patched sites: when
+ * it cannot be made, the process keeps breakpoints everywhere. */
+static void start_inline(struct rt_process *p, const struct rt_plan *plan,
+			 pid_t tid, int *deferred_sig)
+{
+	int err;
+
+	if (p->ia || !rt_plan_npatched(plan))
+		return;
+	err = rt_inline_new(p->pid, tid, p->mem, rt_plan_recorder(plan),
+			    deferred_sig, &p->ia);
+	if (err)
+		pr_warn("process %d: no inline probes (event area: %s); "
+			"breakpoints everywhere", p->pid, strerror(-err));
 }
 
 int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
@@ -186,8 +250,11 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	rt_plan_place(plan, base);
 	code = rt_plan_scratch_code(plan, &len);
 	err = rt_mem_write(p->mem, base, code, len);
+	if (!err && img == p->img)
+		start_inline(p, plan, tid, deferred_sig);
 	if (!err)
-		err = patch_all(p, plan, true);
+		err = patch_all(p, plan, img == p->img && p->ia ? ARM_JUMPS
+								 : ARM_TRAPS);
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
 		       strerror(-err));
@@ -207,7 +274,14 @@ int rt_disarm_image(struct rt_process *p, const struct rt_image *img)
 {
 	if (!img || !img->plan || rt_plan_nprobes(img->plan) == 0)
 		return 0;
-	return patch_all(p, img->plan, false);
+	return patch_all(p, img->plan, DISARM);
+}
+
+int rt_arm_traps_only(struct rt_process *p)
+{
+	if (!p->img || !p->img->plan || !rt_plan_npatched(p->img->plan))
+		return 0;
+	return patch_all(p, p->img->plan, ARM_TRAPS);
 }
 
 int rt_disarm_process(struct rt_process *p)

@@ -36,7 +36,9 @@
 #include "tracer-int.h"
 
 #define FRAMES_MAX 256
-#define STEPS_MAX 32
+/* Instructions a thread may take to leave rtrace's code: a slot's few, or
+ * a trampoline's and the inline recorder's some hundred. */
+#define STEPS_MAX 512
 
 /* ---- why the kernel said no -------------------------------------------- */
 
@@ -234,6 +236,23 @@ static void resume_all(struct rt_tracer *tr)
 	}
 }
 
+/* A thread that stopped inside the bytes a jump would replace would come
+ * back into the middle of the jump: those sites keep a breakpoint. */
+static void keep_clear_of_threads(struct rt_tracer *tr, struct rt_plan *plan)
+{
+	size_t n = rt_tasks_nthreads(tr->tasks);
+	rt_raddr *ips = xcalloc(n + 1, sizeof(*ips));
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (!rt_tracee_getregs(th->tid, &th->regs))
+			ips[i] = rt_arch_ip(&th->regs);
+	}
+	rt_plan_avoid(plan, ips, n);
+	free(ips);
+}
+
 static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 {
 	struct rt_thread *any = rt_tasks_thread_at(tr->tasks, 0);
@@ -241,6 +260,8 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	int err = rt_image_build(tr, p);
 
 	tr->first_exec_done = true;
+	if (!err && p->img->plan)
+		keep_clear_of_threads(tr, p->img->plan);
 	if (!err)
 		err = rt_image_arm(tr, p, any->tid, &any->pending_sig);
 	if (err)
@@ -322,7 +343,8 @@ static bool stop_everything(struct rt_tracer *tr)
 /* Moves a thread out of the scratch area: out of the measuring chain by
  * setting its instruction pointer to where it was going; out of a slot by
  * stepping the slot's few instructions (cold path, once per thread). */
-static void leave_scratch(struct rt_thread *th, rt_raddr lo, rt_raddr hi)
+static void leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
+			  rt_raddr lo, rt_raddr hi)
 {
 	rt_raddr ip;
 
@@ -339,10 +361,13 @@ static void leave_scratch(struct rt_thread *th, rt_raddr lo, rt_raddr hi)
 
 		if (rt_tracee_step(th->tid, 0) || rt_wait_tid(th->tid, &w))
 			return;
-		if (w.kind == RT_STOP_SIGNAL)
+		if (w.kind == RT_STOP_SIGNAL && w.sig != SIGTRAP)
 			th->pending_sig = w.sig;
 		if (rt_tracee_getregs(th->tid, &th->regs))
 			return;
+		/* the inline recorder's breakpoints ring on the way out */
+		if (rt_tracer_bell(tr, th))
+			rt_tracee_setregs(th->tid, &th->regs);
 		ip = rt_arch_ip(&th->regs);
 	}
 	if (ip >= lo && ip < hi)
@@ -367,15 +392,23 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 
 		if (th->proc != p)
 			continue;
-		leave_scratch(th, lo, hi);
 		any = th;
 	}
+	/* no thread goes in once the code is back; then those inside leave */
 	if (rt_disarm_image(p, img))
 		pr_warn("process %d: cannot restore the code of %s", p->pid,
 			rt_symbols_path(img->syms));
-	if (any)
-		rt_remote_munmap(any->tid, p->mem, lo, hi - lo,
-				 &any->pending_sig);
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th->proc == p)
+			leave_scratch(tr, th, lo, hi);
+	}
+	if (!any)
+		return;
+	if (img == p->img)
+		rt_tracer_end_inline(tr, p, any);
+	rt_remote_munmap(any->tid, p->mem, lo, hi - lo, &any->pending_sig);
 }
 
 static void clean_process(struct rt_tracer *tr, struct rt_process *p)

@@ -34,6 +34,7 @@ enum long_only {
 	OPT_STACKS,
 	OPT_MEM,
 	OPT_HEAP_SERIES,
+	OPT_ENGINE,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "count", no_argument, NULL, OPT_COUNT },
 	{ "coverage", no_argument, NULL, OPT_COVERAGE },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "engine", required_argument, NULL, OPT_ENGINE },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "stack", required_argument, NULL, OPT_STACK },
@@ -127,7 +129,13 @@ static const char help_text[] =
 "      --coverage       which selected functions run at all: each\n"
 "                       breakpoint is taken out at its first hit, so the\n"
 "                       program soon runs at native speed\n"
-"      --stats          print the stops and rtrace's system calls per hit\n"
+"      --stats          print the stops and rtrace's system calls per hit,\n"
+"                       and the share of events recorded inline\n"
+"      --engine=E       inline (default): a jump to a trampoline that\n"
+"                       records the event inside the process, without a\n"
+"                       stop, where that is provably safe, and a\n"
+"                       breakpoint elsewhere (-l says where and why);\n"
+"                       trap: a breakpoint everywhere, a stop per hit\n"
 "\n"
 "Reporting (report, and the live report):\n"
 "      --format=FMT     text (default), json or csv\n"
@@ -314,6 +322,14 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_COUNT: o->count_only = true; break;
 	case OPT_COVERAGE: o->coverage = true; break;
 	case OPT_STATS: o->stats = true; break;
+	case OPT_ENGINE:
+		if (strcmp(arg, "inline") == 0)
+			o->engine = RT_ENGINE_INLINE;
+		else if (strcmp(arg, "trap") == 0)
+			o->engine = RT_ENGINE_TRAP;
+		else
+			return bad("--engine is inline or trap, not '%s'", arg);
+		break;
 	case 'p': return parse_pid(arg, o);
 	case OPT_DURATION:
 		if (parse_duration_ns(arg, &o->duration_ns) || !o->duration_ns)

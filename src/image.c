@@ -264,6 +264,17 @@ static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
 	roles[(*ns)++] = RT_ROLE_MODULES;
 }
 
+/* What the inline engine may patch: the executable's traced functions,
+ * unless each hit needs a stop (call stacks are unwound, coverage takes
+ * probes out). */
+static unsigned inline_kinds(const struct rt_tracer *tr, bool exe)
+{
+	if (!tr->cfg.inline_engine || !exe || tr->cfg.stack_depth ||
+	    tr->cfg.coverage)
+		return 0;
+	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
+}
+
 /* The plan for @syms at @bias in @p: the selected functions @idx[0..n),
  * and with --mem the allocator's entry points (and, in the executable,
  * the hook at its entry point). */
@@ -291,7 +302,8 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 					  .first_id = tr->next_func_id,
 					  .kinds = tr->cfg.count_only ||
 							   tr->cfg.coverage ?
-						   RT_PROBE_ENTRY : 0 },
+						   RT_PROBE_ENTRY : 0,
+					  .inline_kinds = inline_kinds(tr, exe) },
 				  plan);
 	}
 	if (*plan)
@@ -372,6 +384,11 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 	int err = p->img->plan ? rt_arm_image(p, p->img, tid, deferred_sig)
 			       : 0;
 
+	if (!err && p->img->plan) {
+		tr->st.sites += rt_plan_nprobes(p->img->plan);
+		if (p->ia)
+			tr->st.inline_sites += rt_plan_npatched(p->img->plan);
+	}
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)
 			err = rt_arm_image(p, *lib, tid, deferred_sig);

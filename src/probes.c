@@ -17,6 +17,7 @@
 #define PR_FMT "probes"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/log.h"
+#include "rtrace/patchsite.h"
 #include "rtrace/probes.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -30,6 +31,11 @@ struct rt_plan {
 	VEC(struct rt_insn) insns;     /* the displaced instruction of each */
 	VEC(struct rt_plan_func) funcs;
 	VEC(uint8_t) code;             /* slot bytes for the scratch area */
+	unsigned inline_kinds;         /* kinds the inline engine patches */
+	const struct rt_symbols *syms; /* while planning */
+	rt_raddr recorder;             /* the inline engine's, once placed */
+	VEC(rt_raddr) targets;         /* while planning: a function's jump
+					* table targets */
 	uint32_t *hash;                /* probe index + 1, 0 = empty */
 	size_t hmask;
 };
@@ -105,6 +111,71 @@ static int decode_func(const struct rt_symbols *syms, const struct rt_func *fn,
 	return 0;
 }
 
+/* Bytes of the image at run-time address @addr (a jump table). */
+static int read_image(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	const struct rt_plan *p = ctx;
+
+	return rt_symbols_read_rodata((struct rt_symbols *)p->syms,
+				      addr - p->bias, buf, len);
+}
+
+/* The jump tables of a function: where their jumps go (the inline engine
+ * must not patch over those places) and which jumps they are (no probe:
+ * they stay in the function).  *known is false when some indirect jump's
+ * targets are not known. */
+static void find_tables(struct rt_plan *p, const rt_insn_vec *insns,
+			uint8_t *is_table, bool *known)
+{
+	rt_raddr buf[256];
+
+	*known = true;
+	p->targets.n = 0;
+	for (size_t i = 0; i < insns->n; i++) {
+		size_t got;
+
+		if (insns->v[i].cls != RT_INSN_JMP_REG)
+			continue;
+		got = rt_arch_jump_table(insns->v, insns->n, i, read_image, p,
+					 buf, ARRAY_SIZE(buf));
+		*known = *known && got > 0;
+		is_table[i] = got > 0;
+		for (size_t j = 0; j < got; j++)
+			vec_push(&p->targets, buf[j]);
+	}
+}
+
+/* Bytes after a function's end that no other function claims: the
+ * linker's fill, which a patched return may overwrite. */
+static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	const struct rt_plan *p = ctx;
+
+	for (size_t i = 0; i < len; i++)
+		if (rt_symbols_lookup(p->syms, addr + i - p->bias))
+			return -EEXIST;
+	return rt_symbols_read(p->syms, addr - p->bias, buf, len);
+}
+
+/* Which of the function's sites the inline engine patches (patchsite.c). */
+static void plan_inline(struct rt_plan *p, const struct rt_plan_func *pf,
+			const rt_insn_vec *insns, size_t first, bool known)
+{
+	struct rt_patch_func f = {
+		.insns = insns->v, .n = insns->n,
+		.lo = pf->fn->addr + p->bias,
+		.hi = pf->fn->addr + p->bias + pf->fn->size,
+		.kinds = p->inline_kinds,
+		.read_after = read_after, .ctx = p,
+		.marks = p->targets.v, .nmarks = p->targets.n,
+		.tables_known = known,
+	};
+
+	if (p->probes.n > first)
+		rt_patch_plan(&f, p->probes.v + first, p->insns.v + first,
+			      p->probes.n - first);
+}
+
 /* Plans the sites of one function; @mask keeps only some kinds. */
 static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 		      struct rt_plan_func *pf, rt_insn_vec *insns,
@@ -112,13 +183,17 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 {
 	rt_raddr lo = pf->fn->addr + p->bias, hi = lo + pf->fn->size;
 	size_t first = p->probes.n;
+	uint8_t *is_table;
+	bool known;
 
 	decode_func(syms, pf->fn, p->bias, insns, pf);
 	if (pf->why)
 		return;
+	is_table = xcalloc(insns->n, 1);
+	find_tables(p, insns, is_table, &known);
 	for (size_t i = 0; i < insns->n; i++) {
 		const struct rt_insn *in = &insns->v[i];
-		unsigned kinds = site_kinds(in, lo, hi);
+		unsigned kinds = is_table[i] ? 0 : site_kinds(in, lo, hi);
 		enum rt_refusal why;
 
 		if (i == 0)
@@ -131,6 +206,7 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 			pf->why = why;
 			pf->why_at = in->addr;
 			p->probes.n = p->insns.n = first;
+			free(is_table);
 			return;
 		}
 		pf->nexit += !!(kinds & RT_PROBE_EXIT);
@@ -139,6 +215,8 @@ static void plan_func(struct rt_plan *p, const struct rt_symbols *syms,
 			kinds |= RT_PROBE_HELPER;
 		add_probe(p, in, pf->id, kinds, pf->role, lo, hi);
 	}
+	free(is_table);
+	plan_inline(p, pf, insns, first, known);
 }
 
 /* Where a PLT stub at @target jumps: the function its GOT slot holds now
@@ -370,6 +448,8 @@ int rt_plan_new(const struct rt_symbols *syms,
 
 	p->refs = 1;
 	p->bias = req->bias;
+	p->syms = syms;
+	p->inline_kinds = req->inline_kinds;
 	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 
@@ -388,6 +468,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	vec_free(&insns);
 	sort_probes(p);
 	build_hash(p);
+	p->syms = NULL;
 	pr_dbg("%zu functions, %zu probes", p->funcs.n, p->probes.n);
 	*out = p;
 	return 0;
@@ -407,6 +488,7 @@ void rt_plan_put(struct rt_plan *p)
 	vec_free(&p->insns);
 	vec_free(&p->funcs);
 	vec_free(&p->code);
+	vec_free(&p->targets);
 	free(p->hash);
 	free(p);
 }
@@ -415,9 +497,17 @@ size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
 	size_t tlen;
 
+	size_t patched = 0;
+
 	rt_arch_trap_bytes(&tlen);
+	vec_for_each(&p->probes, pr)
+		patched += pr->patch_len != 0;
 	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
-				RT_PLAN_CALIB_STOPS * tlen + 1, 4096);
+				RT_PLAN_CALIB_STOPS * tlen +
+				(patched ? patched * RT_ARCH_TRAMP_MAX +
+						   rt_arch_recorder()->len +
+						   RT_PLAN_REC_ALIGN
+					 : 0) + 1, 4096);
 }
 
 static struct rt_plan_func *plan_func_of(struct rt_plan *p, uint32_t id)
@@ -453,6 +543,59 @@ static void place_calib(struct rt_plan *p)
 	}
 }
 
+/* The recorder, after everything else: the tracer writes its data block,
+ * at its end, once the process's event area exists. */
+static void place_recorder(struct rt_plan *p)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	size_t at = p->recorder - p->base;
+
+	memset(p->code.v + p->code.n, 0xcc, at - p->code.n);
+	p->code.n = at;
+	memcpy(p->code.v + p->code.n, rec->code, rec->len);
+	p->code.n += rec->len;
+}
+
+/* Builds each patched site's trampoline; a site whose trampoline cannot
+ * be built, or reached, keeps its breakpoint. */
+static void place_tramps(struct rt_plan *p)
+{
+	rt_insn_vec insns = { 0 };
+	size_t npatched = 0;
+	uint8_t jump[16];
+
+	vec_for_each(&p->probes, pr)
+		npatched += pr->patch_len != 0;
+	if (!npatched)
+		return;
+	/* trampolines go before the recorder, which must stay in reach */
+	p->recorder = ALIGN_UP(p->base + p->code.n +
+				       npatched * RT_ARCH_TRAMP_MAX,
+			       RT_PLAN_REC_ALIGN);
+	vec_for_each(&p->probes, pr) {
+		struct rt_tramp_spec t;
+		rt_raddr at = p->base + p->code.n;
+		size_t len;
+
+		if (!pr->patch_len)
+			continue;
+		if (rt_patch_tramp(pr, &insns, &t)) {
+			pr->inline_why = RT_INLINE_INSN;
+		} else if (rt_arch_tramp_build(&t, at, p->recorder,
+					       p->code.v + p->code.n, &len) ||
+			   !rt_arch_patch_jump(pr->patch_lo, at, jump)) {
+			pr->inline_why = RT_INLINE_REACH;
+		} else {
+			pr->tramp = at;
+			p->code.n += len;
+			continue;
+		}
+		pr->patch_len = 0;
+	}
+	vec_free(&insns);
+	place_recorder(p);
+}
+
 int rt_plan_place(struct rt_plan *p, rt_raddr base)
 {
 	bool refused = false;
@@ -483,7 +626,35 @@ int rt_plan_place(struct rt_plan *p, rt_raddr base)
 		build_hash(p);
 	}
 	place_calib(p);
+	place_tramps(p);
 	return 0;
+}
+
+void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n)
+{
+	vec_for_each(&p->probes, pr) {
+		for (size_t i = 0; pr->patch_len && i < n; i++) {
+			if (ips[i] > pr->patch_lo &&
+			    ips[i] < pr->patch_lo + pr->patch_len) {
+				pr->patch_len = 0;
+				pr->inline_why = RT_INLINE_THREAD;
+			}
+		}
+	}
+}
+
+rt_raddr rt_plan_recorder(const struct rt_plan *p)
+{
+	return p->recorder;
+}
+
+size_t rt_plan_npatched(const struct rt_plan *p)
+{
+	size_t n = 0;
+
+	vec_for_each(&p->probes, pr)
+		n += pr->patch_len != 0;
+	return n;
 }
 
 rt_raddr rt_plan_calib_addr(const struct rt_plan *p)

@@ -203,9 +203,33 @@ static int prepare(struct target *t, const struct rt_opts *o)
 
 /* ---- list ---------------------------------------------------------------- */
 
-static void list_func(const struct rt_plan_func *pf)
+static const char *site_name(const struct rt_probe *pr)
+{
+	if (pr->kinds & RT_PROBE_ENTRY)
+		return "entry";
+	return pr->kinds & RT_PROBE_EXIT ? "return" : "tail jump";
+}
+
+/* With the inline engine: the sites that keep a breakpoint, and why. */
+static void list_breakpoints(const struct rt_plan *plan,
+			     const struct rt_plan_func *pf)
+{
+	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+
+		if (pr->func == pf->id && !pr->patch_len)
+			printf("      breakpoint at %s %#llx: %s\n",
+			       site_name(pr), (unsigned long long)pr->addr,
+			       rt_inline_why_str(pr->inline_why));
+	}
+}
+
+static void list_func(const struct rt_plan *plan,
+		      const struct rt_plan_func *pf, bool inl)
 {
 	const struct rt_func *fn = pf->fn;
+	unsigned sites = 0, patched = 0;
+	char col[24] = "";
 
 	if (pf->why) {
 		printf("  %#-12llx %6llu %5s %5s  %s\n      not probed: %s "
@@ -215,11 +239,22 @@ static void list_func(const struct rt_plan_func *pf)
 		       (unsigned long long)pf->why_at);
 		return;
 	}
-	printf("  %#-12llx %6llu %5u %5u  %s", (unsigned long long)fn->addr,
-	       (unsigned long long)fn->size, pf->nexit, pf->ntail, fn->name);
+	for (size_t i = 0; inl && i < rt_plan_nprobes(plan); i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+
+		sites += pr->func == pf->id;
+		patched += pr->func == pf->id && pr->patch_len;
+	}
+	if (inl)
+		snprintf(col, sizeof(col), " %3u/%-3u", patched, sites);
+	printf("  %#-12llx %6llu %5u %5u%s  %s", (unsigned long long)fn->addr,
+	       (unsigned long long)fn->size, pf->nexit, pf->ntail, col,
+	       fn->name);
 	if (fn->file)
 		printf("  (%s:%u)", fn->file, fn->line);
 	putchar('\n');
+	if (inl)
+		list_breakpoints(plan, pf);
 }
 
 int rt_session_list(const struct rt_opts *o)
@@ -228,6 +263,9 @@ int rt_session_list(const struct rt_opts *o)
 	struct rt_plan *plan = NULL;
 	size_t refused = 0;
 	int code = prepare(&t, o);
+	/* what a run would patch: not with --stack or --coverage */
+	bool inl = o->engine != RT_ENGINE_TRAP && !o->stack_depth &&
+		   !o->coverage;
 	bool *want;
 
 	if (code)
@@ -237,17 +275,20 @@ int rt_session_list(const struct rt_opts *o)
 		want[t.idx[i]] = true;
 	rt_symbols_load_lines(t.syms, want);
 	free(want);
-	rt_plan_new(t.syms, &(struct rt_plan_request){ .idx = t.idx, .n = t.n },
+	rt_plan_new(t.syms, &(struct rt_plan_request){
+			    .idx = t.idx, .n = t.n,
+			    .inline_kinds = inl ? RT_PROBE_ENTRY | RT_PROBE_EXIT |
+							  RT_PROBE_TAIL : 0 },
 		    &plan);
 	printf("%zu of %zu functions in %s selected by %s%s:\n", t.n,
 	       rt_symbols_count(t.syms), t.path, t.include.v[0],
 	       t.include.n > 1 ? " and more" : "");
-	printf("  %-12s %6s %5s %5s  %s\n", "address", "size", "exits",
-	       "tails", "function");
+	printf("  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
+	       "tails", inl ? " inline " : "", "function");
 	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
 		if (rt_plan_func(plan, i)->helper)
 			continue;
-		list_func(rt_plan_func(plan, i));
+		list_func(plan, rt_plan_func(plan, i), inl);
 		refused += !!rt_plan_func(plan, i)->why;
 	}
 	printf("%zu probed, %zu cannot be probed\n", t.n - refused, refused);
@@ -405,7 +446,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
-		.first_n = t->n,
+		.first_n = t->n, .inline_engine = o->engine != RT_ENGINE_TRAP,
 	};
 	struct rt_tracer *tr;
 	pid_t pid;
@@ -461,6 +502,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
+		.inline_engine = o->engine != RT_ENGINE_TRAP,
 	};
 	struct rt_tracer *tr;
 	int err;
@@ -504,6 +546,23 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 			(unsigned long long)res->st.refused);
 }
 
+/* The inline engine's share: of the sites, and of the events. */
+static void print_inline_stats(const struct rt_tracer_stats *st)
+{
+	char a[32], b[32], c[32];
+	uint64_t all = st->inline_events + st->hits;
+
+	if (!st->inline_sites)
+		return;
+	fprintf(stderr, "rtrace: stats: inline engine: %s of %s sites patched "
+		"(%.1f %%), %s events recorded without a stop (%.2f %%)\n",
+		rt_fmt_count(a, sizeof(a), st->inline_sites),
+		rt_fmt_count(b, sizeof(b), st->sites),
+		100.0 * st->inline_sites / (st->sites ? st->sites : 1),
+		rt_fmt_count(c, sizeof(c), st->inline_events),
+		100.0 * st->inline_events / (all ? all : 1));
+}
+
 /* --stats: what the tracing cost, per probe hit. */
 static void print_stats(const struct run_result *res, uint64_t events)
 {
@@ -519,6 +578,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 	fprintf(stderr, "rtrace: stats: %s tracing, %.2f µs per stop\n",
 		rt_fmt_duration(d, sizeof(d), res->ns),
 		res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
+	print_inline_stats(&res->st);
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,

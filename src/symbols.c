@@ -30,6 +30,8 @@ struct text_section {
 	const uint8_t *bytes;
 };
 
+typedef VEC(struct text_section) text_vec;
+
 struct rt_symbols {
 	char *path;
 	unsigned flags;
@@ -42,7 +44,10 @@ struct rt_symbols {
 	char *interp;       /* PT_INTERP, or NULL */
 	rt_raddr entry;
 	VEC(struct rt_func) funcs;
-	VEC(struct text_section) text;
+	text_vec text;
+	text_vec data;  /* read-only data, loaded on first
+					 * use (jump tables) */
+	bool data_loaded;
 	VEC(struct rt_func *) unnamed;  /* code found through its unwind
 					 * entry, not a symbol */
 };
@@ -106,7 +111,9 @@ static int check_header(struct rt_symbols *s)
 	return 0;
 }
 
-static int load_text(struct rt_symbols *s)
+/* The loaded sections whose flags, of @mask, are @want. */
+static void load_sections(struct rt_symbols *s, uint64_t mask, uint64_t want,
+			  text_vec *out)
 {
 	Elf_Scn *scn = NULL;
 
@@ -115,14 +122,20 @@ static int load_text(struct rt_symbols *s)
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC))
+		    (sh.sh_flags & mask) != want)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (!d || !d->d_buf || d->d_size < sh.sh_size)
 			continue;
-		vec_push(&s->text, ((struct text_section){
-					   sh.sh_addr, sh.sh_size, d->d_buf }));
+		vec_push(out, ((struct text_section){
+				      sh.sh_addr, sh.sh_size, d->d_buf }));
 	}
+}
+
+static int load_text(struct rt_symbols *s)
+{
+	load_sections(s, SHF_EXECINSTR | SHF_ALLOC, SHF_EXECINSTR | SHF_ALLOC,
+		      &s->text);
 	return 0;
 }
 
@@ -305,6 +318,7 @@ void rt_symbols_free(struct rt_symbols *s)
 	}
 	vec_free(&s->funcs);
 	vec_free(&s->text);
+	vec_free(&s->data);
 	vec_for_each(&s->unnamed, u) {
 		free((char *)(*u)->name);
 		free((char *)(*u)->raw);
@@ -372,10 +386,12 @@ long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr)
 	return i >= 0 && s->funcs.v[i].addr == addr ? i : -1;
 }
 
-int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
-		    size_t len)
+static int read_from(const struct text_section *v, size_t n, rt_raddr addr,
+		     void *buf, size_t len)
 {
-	vec_for_each(&s->text, t) {
+	for (size_t i = 0; i < n; i++) {
+		const struct text_section *t = &v[i];
+
 		if (addr >= t->addr && len <= t->size &&
 		    addr - t->addr <= t->size - len) {
 			memcpy(buf, t->bytes + (addr - t->addr), len);
@@ -383,6 +399,23 @@ int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 		}
 	}
 	return -ENOENT;
+}
+
+int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
+		    size_t len)
+{
+	return read_from(s->text.v, s->text.n, addr, buf, len);
+}
+
+int rt_symbols_read_rodata(struct rt_symbols *s, rt_raddr addr, void *buf,
+			   size_t len)
+{
+	if (!s->data_loaded) {
+		s->data_loaded = true;
+		load_sections(s, SHF_EXECINSTR | SHF_WRITE | SHF_ALLOC,
+			      SHF_ALLOC, &s->data);
+	}
+	return read_from(s->data.v, s->data.n, addr, buf, len);
 }
 
 const char *rt_symbols_interp(const struct rt_symbols *s)

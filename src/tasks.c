@@ -6,6 +6,7 @@
 #define PR_FMT "tasks"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/log.h"
+#include "rtrace/inline.h"
 #include "rtrace/tasks.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -154,6 +155,7 @@ static void free_process(struct rt_process *p)
 {
 	rt_mem_close(p->mem);
 	free(p->removed);
+	rt_inline_free(p->ia);
 	rt_unwinder_free(p->unwinder);
 	rt_image_put(p->img);
 	vec_for_each(&p->libs, lib)

@@ -64,6 +64,16 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
  * since the last look, and probes what it needs in them. */
 void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
 
+/* @th, stopped by a breakpoint at @th->regs, rang one of the inline
+ * recorder's: handled (the ring emptied, or the thread given a ring);
+ * returns whether th->regs changed and must be written back. */
+bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th);
+
+/* Empties every ring of @p into the log and removes its event area
+ * (through stopped thread @th): the inline engine is done with it. */
+void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
+			  struct rt_thread *th);
+
 /* Writes @p's process record and function table to the log. */
 void rt_image_log(struct rt_tracer *tr, struct rt_process *p);
 

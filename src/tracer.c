@@ -20,6 +20,7 @@
 #define PR_FMT "tracer"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
+#include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/tasks.h"
@@ -89,18 +90,17 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
  * or it would read the unwind rules of the next instruction.  Once per
  * thread.
  */
-static const char *test_on_stack(struct rt_thread *th, const char *comm)
+static const char *test_on_stack(struct rt_thread *th, const char *comm,
+				 const struct rt_regs *at_site)
 {
 	struct rt_process *p = th->proc;
-	struct rt_regs at_site = th->regs;
 	rt_raddr pcs[NAMING_DEPTH];
 	const char *test = NULL;
 	size_t n;
 
 	if (!p->unwinder)
 		p->unwinder = rt_unwinder_new(p->pid, p->mem);
-	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
-	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NULL,
+	n = rt_unwind(p->unwinder, th->tid, at_site, pcs, NULL,
 		      NAMING_DEPTH);
 	for (size_t i = 0; i < n && !test; i++) {
 		/* a return address belongs to the call before it */
@@ -118,7 +118,7 @@ static const char *test_on_stack(struct rt_thread *th, const char *comm)
  * before any traced call) and at its exit.  A libtest thread gets the full
  * name of its test, which the kernel's 15 bytes cut short. */
 static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
-			bool stopped_on_hit)
+			const struct rt_regs *at_site)
 {
 	const struct rt_image *img = th->proc ? th->proc->img : NULL;
 	const char *test = NULL;
@@ -136,8 +136,8 @@ static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
 		snprintf(th->comm, sizeof(th->comm), "%s", comm);
 		if (img && img->tests && th->tid != th->proc->pid)
 			test = rt_libtest_name(img->tests, comm, &ambiguous);
-		if (ambiguous && stopped_on_hit)
-			test = test_on_stack(th, comm);
+		if (ambiguous && at_site)
+			test = test_on_stack(th, comm, at_site);
 		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
 				      test ? test : comm,
 				      test || ambiguous ? RT_THREAD_TEST : 0);
@@ -392,6 +392,135 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
 }
 
+/* ---- the inline engine: events recorded in the process ------------------ */
+
+static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
+{
+	struct rt_tracer *tr = ctx;
+	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
+
+	if (!th)
+		return;
+	tr->st.inline_events++;
+	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
+		      ev->ts);
+}
+
+/* What @th recorded since its last stop goes to the log before anything
+ * rtrace says of it now: the log keeps each thread's order. */
+static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
+			 bool release)
+{
+	struct rt_inline_area *ia = th->proc->ia;
+	int slot = rt_inline_slot_of(ia, th->tid);
+
+	if (slot >= 0)
+		rt_inline_drain(ia, slot, release, emit_drained, tr);
+}
+
+static void drain_process(struct rt_tracer *tr, struct rt_process *p)
+{
+	if (p->ia)
+		rt_inline_drain_all(p->ia, emit_drained, tr);
+}
+
+/* Where the thread was when it called the recorder, as far as unwinding
+ * needs: at the entry of the function the event is of (an exit or tail
+ * jump has the same frame rule: the return address on top).  NULL when
+ * the function is not known. */
+static const struct rt_regs *bell_site(const struct rt_thread *th,
+				       struct rt_regs *at)
+{
+	const struct rt_plan *plan = th->proc->img ? th->proc->img->plan
+						   : NULL;
+	struct rt_rec_state st;
+	uint32_t first;
+
+	rt_arch_rec_state(&th->regs, &st);
+	if (!plan || !rt_plan_nfuncs(plan))
+		return NULL;
+	first = rt_plan_func(plan, 0)->id;
+	if ((uint32_t)st.word < first ||
+	    (uint32_t)st.word - first >= rt_plan_nfuncs(plan))
+		return NULL;
+	*at = th->regs;
+	rt_arch_set_ip(at, rt_plan_func(plan, (uint32_t)st.word - first)
+				   ->fn->addr + rt_plan_bias(plan));
+	rt_arch_set_sp(at, st.sp);
+	return at;
+}
+
+/* The recorder stopped: at its first event a thread gets a ring (when the
+ * table is full, rtrace records for it, a stop per event); a full ring
+ * was emptied when the thread stopped. */
+static struct decision on_bell(struct rt_tracer *tr, struct rt_thread *th,
+			       enum rt_inline_bell bell)
+{
+	struct rt_inline_area *ia = th->proc->ia;
+	struct rt_rec_state st;
+	struct rt_regs at_site;
+
+	if (bell == RT_BELL_FULL)
+		return D_CONT;
+	if (unlikely(!th->comm[0]))
+		name_thread(tr, th, bell_site(th, &at_site));
+	/* a thread whose thread pointer changed looks for a new slot */
+	drain_thread(tr, th, true);
+	rt_arch_rec_state(&th->regs, &st);
+	if (rt_inline_register(ia, th->tid, st.tp) >= 0) {
+		/* what its events cost it, for the analysis to take out */
+		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
+			      0, rt_inline_event_cost(), now_ns());
+		return D_CONT;
+	}
+	rt_inline_finish(ia, th->tid, &th->regs, true, emit_drained, tr);
+	return (struct decision){ .how = RESUME_CONT, .setregs = true };
+}
+
+bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
+	enum rt_inline_bell bell;
+
+	if (!ia)
+		return false;
+	bell = rt_inline_bell(ia, rt_arch_trap_site(&th->regs));
+	if (bell == RT_BELL_NONE)
+		return false;
+	drain_thread(tr, th, false);
+	return on_bell(tr, th, bell).setregs;
+}
+
+void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
+			  struct rt_thread *th)
+{
+	rt_raddr base;
+
+	if (!p->ia)
+		return;
+	drain_process(tr, p);
+	base = rt_inline_base(p->ia);
+	rt_inline_free(p->ia);
+	p->ia = NULL;
+	rt_remote_munmap(th->tid, p->mem, base, rt_inline_size(),
+			 &th->pending_sig);
+}
+
+/* A signal is about to run a handler: a thread stopped while writing an
+ * event finishes it first, or the handler's events would tear it. */
+static struct decision on_signal(struct rt_tracer *tr, struct rt_thread *th,
+				 int sig)
+{
+	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
+	bool moved = false;
+
+	if (ia && !rt_tracee_getregs(th->tid, &th->regs))
+		moved = rt_inline_finish(ia, th->tid, &th->regs, false,
+					 emit_drained, tr);
+	return (struct decision){ .how = RESUME_CONT, .sig = sig,
+				  .setregs = moved };
+}
+
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 {
 	const struct rt_plan *plan = NULL;
@@ -403,6 +532,12 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
 	site = rt_arch_trap_site(&th->regs);
+	if (th->proc && th->proc->ia) {
+		enum rt_inline_bell bell = rt_inline_bell(th->proc->ia, site);
+
+		if (bell != RT_BELL_NONE)
+			return on_bell(tr, th, bell);
+	}
 	if (unlikely(th->calib_left)) {
 		if (in_calib(th, site))
 			return on_calib_stop(tr, th);
@@ -411,8 +546,12 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	pr = find_probe(th->proc, site, &plan);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
-	if (unlikely(!th->comm[0]))
-		name_thread(tr, th, true);
+	if (unlikely(!th->comm[0])) {
+		struct rt_regs at_site = th->regs;
+
+		rt_arch_set_ip(&at_site, site);
+		name_thread(tr, th, &at_site);
+	}
 	ts = now_ns();
 	tr->st.hits++;
 	if (unlikely(pr->role == RT_ROLE_MODULES))
@@ -446,6 +585,10 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	unsigned long former;
 	int err;
 
+	/* the old image's event area goes with it */
+	drain_process(tr, p);
+	rt_inline_free(p->ia);
+	p->ia = NULL;
 	if (!rt_tracee_eventmsg(th->tid, &former) && (pid_t)former != th->tid) {
 		struct rt_thread *old = rt_tasks_thread(tr->tasks, former);
 
@@ -504,6 +647,11 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		c->removed = xmalloc(n);
 		memcpy(c->removed, parent->removed, n);
 	}
+	/* a forked copy writing into its parent's rings would tear them:
+	 * it gets breakpoints (a vfork child shares the parent's memory,
+	 * and runs no traced code before it execs) */
+	if (parent->ia && !vfork && c->mem)
+		rt_arm_traps_only(c);
 	c->record = tr->cfg.follow && parent->record;
 	c->detach_at_exec = !tr->cfg.follow && vfork;
 	tr->st.processes++;
@@ -566,7 +714,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	 * panic unwound (above it) and which were still running (below) */
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
-	name_thread(tr, th, false);
+	name_thread(tr, th, NULL);
 	rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;
@@ -617,8 +765,10 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 	}
 	rt_thread_set_state(th, RT_TS_GONE);
 	rt_tasks_remove_thread(tr->tasks, th);
-	if (p && p->nthreads == 0)
+	if (p && p->nthreads == 0) {
+		drain_process(tr, p);
 		rt_tasks_remove_process(tr->tasks, p);
+	}
 }
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -705,7 +855,7 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 			return on_first_stop(tr, th);
 		if (th->calib_left)
 			spoil_calib(th);
-		return (struct decision){ .how = RESUME_CONT, .sig = w->sig };
+		return on_signal(tr, th, w->sig);
 	case RT_STOP_GROUP:
 		return (struct decision){ .how = RESUME_LISTEN };
 	case RT_STOP_EVENT:
@@ -736,6 +886,11 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	}
 	tr->st.stops++;
 	th = thread_for(tr, w.tid);
+	if (th->proc && th->proc->ia)
+		drain_thread(tr, th, w.kind == RT_STOP_EXITED ||
+					     w.kind == RT_STOP_KILLED ||
+					     (w.kind == RT_STOP_EVENT &&
+					      w.event == RT_EVENT_EXIT));
 	th->stops++;
 	if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) {
 		on_gone(tr, th, &w);

@@ -96,6 +96,8 @@ struct rt_analysis_summary {
 	uint64_t stop_cost_ns;       /* compensation per stop among close
 				      * stops (more for isolated ones) */
 	uint64_t stops;              /* stops seen in the events */
+	uint64_t inline_cost_ns;     /* compensation per event recorded in
+				      * the process (inline engine) */
 	struct rt_thread_info *thread_info;  /* [threads]; free with
 					      * rt_analysis_summary_release() */
 };

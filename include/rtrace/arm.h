@@ -41,6 +41,11 @@ int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig);
  * scratch area stays: a thread may still be inside a slot).  0 or -errno. */
 int rt_disarm_image(struct rt_process *p, const struct rt_image *img);
 
+/* Puts breakpoints back where the inline engine put jumps in @p's copy
+ * of its executable (a fork child: its parent's event area is not its
+ * own).  0 or -errno. */
+int rt_arm_traps_only(struct rt_process *p);
+
 /* The same for every image of @p: its executable and its libraries. */
 int rt_disarm_process(struct rt_process *p);
 

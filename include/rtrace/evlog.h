@@ -113,6 +113,9 @@ enum rt_event_flags {
 	RT_EVF_HELPER = 1 << 0,   /* the exit of a helper function */
 	RT_EVF_PARTIAL = 1 << 1,  /* an entry reconstructed at attach time:
 				   * the call began earlier */
+	RT_EVF_INLINE = 1 << 2,   /* written by the program itself through a
+				   * patched site (inline engine), not at a
+				   * stop */
 };
 
 /* One frame of a call stack, symbolised when it was recorded. */

@@ -56,6 +56,13 @@ enum rt_sort {
  * several, else one table. */
 enum rt_by { RT_BY_AUTO, RT_BY_NONE, RT_BY_THREAD, RT_BY_PROCESS, RT_BY_TEST };
 
+/* How probes are hit: --engine. */
+enum rt_engine {
+	RT_ENGINE_AUTO,    /* the default: inline */
+	RT_ENGINE_TRAP,    /* a breakpoint, one stop per hit */
+	RT_ENGINE_INLINE,  /* jumps to trampolines where provably safe */
+};
+
 typedef VEC(const char *) rt_str_vec;
 
 struct rt_opts {
@@ -68,6 +75,7 @@ struct rt_opts {
 	bool no_follow;            /* --no-follow */
 	bool raw_times;            /* --raw-times */
 	bool count_only;           /* --count: entries only, no times */
+	enum rt_engine engine;     /* --engine */
 	bool coverage;             /* --coverage: first call of each only */
 	bool stats;                /* --stats: stops and system calls */
 	int attach_pid;            /* -p PID: join a running process */

@@ -44,6 +44,34 @@ enum rt_func_role {
 	RT_ROLE_MEMALIGN,        /* (&pointer, align, size) -> 0 or error */
 };
 
+/* Why a site of the inline engine is a breakpoint after all. */
+enum rt_inline_why {
+	RT_INLINE_OK,             /* patched: a jump to its trampoline */
+	RT_INLINE_OFF,            /* the breakpoint engine was chosen */
+	RT_INLINE_ROLE,           /* rtrace must see the thread stopped there
+				   * (allocator, dynamic linker, thread
+				   * naming, call stacks, coverage) */
+	RT_INLINE_SHORT,          /* too few bytes to replace, and no
+				   * padding after the site */
+	RT_INLINE_TARGET,         /* a branch lands inside the bytes a jump
+				   * would replace */
+	RT_INLINE_JUMP_TABLE,     /* an indirect jump with unknown targets
+				   * could land inside them */
+	RT_INLINE_INSN,           /* an instruction there cannot move (a
+				   * call or branch) */
+	RT_INLINE_KIND,           /* a conditional or indirect tail jump */
+	RT_INLINE_OVERLAP,        /* another site lies within the bytes */
+	RT_INLINE_REACH,          /* its trampoline would be out of reach */
+	RT_INLINE_THREAD,         /* a thread was stopped inside the bytes */
+	RT_INLINE_WHY_MAX,
+};
+
+/* Short text for a reason; static string. */
+const char *rt_inline_why_str(enum rt_inline_why why);
+
+/* The most bytes a patched region takes. */
+#define RT_PATCH_MAX 24
+
 struct rt_probe {
 	rt_raddr addr;            /* run-time address of the site */
 	uint32_t func;            /* function id in the log */
@@ -52,6 +80,15 @@ struct rt_probe {
 	uint8_t orig[RT_PROBE_TRAP_MAX]; /* bytes the breakpoint covers */
 	struct rt_resume res;
 	rt_raddr func_lo, func_hi;  /* run-time bounds of the function */
+	/* inline engine (patchsite.c): a jump to a trampoline replaces
+	 * [patch_lo, patch_lo + patch_len) instead of a breakpoint */
+	rt_raddr patch_lo;
+	uint8_t patch_len;        /* 0: a breakpoint */
+	uint8_t patch_code;       /* bytes of it that are instructions to
+				   * move (the rest is padding) */
+	uint8_t inline_why;       /* enum rt_inline_why */
+	uint8_t patch_orig[RT_PATCH_MAX];
+	rt_raddr tramp;           /* its trampoline, once placed */
 };
 
 /* One selected function and what became of it. */
@@ -89,6 +126,9 @@ struct rt_plan_request {
 				 * functions; 0 = all */
 	rt_raddr bias;          /* load bias at run time */
 	uint32_t first_id;      /* log id of the first function */
+	unsigned inline_kinds;  /* RT_PROBE_* kinds of traced functions the
+				 * inline engine may patch; 0 = none (the
+				 * breakpoint engine) */
 };
 
 /* Finds the sites of the selected functions of @syms and gives them log
@@ -119,6 +159,19 @@ int rt_plan_place(struct rt_plan *p, rt_raddr base);
  * costs (see tracer.c).  The address of the first one, once placed. */
 #define RT_PLAN_CALIB_STOPS 8
 rt_raddr rt_plan_calib_addr(const struct rt_plan *p);
+
+/* Sites whose patch would cover one of the @n instruction pointers @ips
+ * (threads stopped there when rtrace joined) keep a breakpoint.  Before
+ * rt_plan_place(). */
+void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n);
+
+/* The inline engine's recorder in the scratch area, once placed; 0 when
+ * no site is patched. */
+#define RT_PLAN_REC_ALIGN 64
+rt_raddr rt_plan_recorder(const struct rt_plan *p);
+
+/* Sites patched with a jump (after rt_plan_place(), those that kept it). */
+size_t rt_plan_npatched(const struct rt_plan *p);
 
 /* Slot code to copy to the scratch area: *len bytes at the returned
  * pointer, valid until the plan is freed. */

@@ -70,6 +70,11 @@ long rt_symbols_index_at(const struct rt_symbols *s, rt_raddr addr);
 int rt_symbols_read(const struct rt_symbols *s, rt_raddr addr, void *buf,
 		    size_t len);
 
+/* The same from the image's read-only data (jump tables): loaded on first
+ * use, hence not const.  0 or -ENOENT. */
+int rt_symbols_read_rodata(struct rt_symbols *s, rt_raddr addr, void *buf,
+			   size_t len);
+
 /* The program interpreter (dynamic linker) the executable asks for, or
  * NULL for a static one; valid until rt_symbols_free(). */
 const char *rt_symbols_interp(const struct rt_symbols *s);

@@ -52,6 +52,7 @@ struct rt_process {
 	bool watching;            /* the dynamic linker's hook is armed */
 	int status;               /* wait status once exited */
 	uint8_t *removed;         /* --coverage: probes taken out, by index */
+	struct rt_inline_area *ia; /* the inline engine's events, or NULL */
 	struct rt_process *next;
 };
 

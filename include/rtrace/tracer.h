@@ -32,6 +32,8 @@ struct rt_tracer_config {
 					* entry, 0 for none */
 	bool mem;                      /* --mem: probe the allocator, in the
 					* executable and in the libraries */
+	bool inline_engine;            /* --engine inline: jumps to
+					* trampolines where provably safe */
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */
 	struct rt_symbols *first_syms;
@@ -82,6 +84,8 @@ struct rt_tracer_stats {
 	uint64_t processes;
 	uint64_t funcs;       /* functions probed */
 	uint64_t refused;     /* functions selected but not probable */
+	uint64_t inline_events;  /* events the inline engine recorded */
+	uint64_t sites, inline_sites;  /* sites probed, of which patched */
 };
 void rt_tracer_stats(const struct rt_tracer *tr, struct rt_tracer_stats *st);
 

@@ -39,6 +39,7 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "events", rep->sum.events, true);
 	json_u64(out, "calls", rep->sum.calls, true);
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
+	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
 	fprintf(out, "\"mode\": \"%s\", ",

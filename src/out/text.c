@@ -59,7 +59,7 @@ static void print_ending(FILE *out, const struct rt_report *rep)
 
 static void print_header(FILE *out, const struct rt_report *rep)
 {
-	char d[32], e[32], c[32];
+	char d[32], e[32], c[32], i[32];
 
 	fprintf(out, "# rtrace report: %s\n", rep->log_path);
 	fprintf(out, "# command:  %s\n", rep->info->cmdline);
@@ -75,6 +75,11 @@ static void print_header(FILE *out, const struct rt_report *rep)
 	else if (rep->mode == RT_REPORT_COVERAGE)
 		fputs("# coverage (--coverage): each function's first call "
 		      "only\n", out);
+	else if (rep->sum.stop_cost_ns && rep->sum.inline_cost_ns)
+		fprintf(out, "# times exclude rtrace's cost of %s per stop and "
+			"%s per inline event (--raw-times keeps it)\n",
+			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns),
+			rt_fmt_duration(i, sizeof(i), rep->sum.inline_cost_ns));
 	else if (rep->sum.stop_cost_ns)
 		fprintf(out, "# times exclude rtrace's cost of %s per stop "
 			"(--raw-times keeps it)\n",

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event area of the inline engine in one traced process: a memory
+ * file the process maps (created inside it by injected system calls) and
+ * rtrace maps too.  Patched sites append events to their thread's ring
+ * there without stopping; rtrace empties the rings into the log: at every
+ * stop of the thread (so that the log keeps each thread's order), when a
+ * ring fills, when a thread ends, and at the end.
+ */
+#ifndef RTRACE_INLINE_H
+#define RTRACE_INLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/evlog.h"
+#include "rtrace/tracee.h"
+
+struct rt_inline_area;
+
+/* Receives each event taken from a ring, its time already in ns. */
+typedef void rt_inline_emit_fn(void *ctx, pid_t tid, const struct rt_event *ev);
+
+/* Creates the area of process @pid through its stopped thread @tid and
+ * writes the data block of the recorder copied at @recorder.  *out is the
+ * caller's (rt_inline_free()).  0, or -errno: the process then keeps its
+ * breakpoints. */
+int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
+		  rt_raddr recorder, int *deferred_sig,
+		  struct rt_inline_area **out);
+
+/* Forgets the area (the process's mapping stays; it ends with it).
+ * Accepts NULL.  Undrained events are lost: drain first. */
+void rt_inline_free(struct rt_inline_area *a);
+
+/* What a breakpoint at @site of the recorder is. */
+enum rt_inline_bell {
+	RT_BELL_NONE,    /* not one of the recorder's */
+	RT_BELL_MISS,    /* the thread has no ring yet */
+	RT_BELL_FULL,    /* its ring is full */
+};
+enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
+				   rt_raddr site);
+
+/* Gives thread @tid (thread pointer @tp) a ring: its slot, or -ENOSPC. */
+int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp);
+
+/* The slot of thread @tid, or -1. */
+int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid);
+
+/* Empties the ring of @slot through @emit; then, with @release, frees the
+ * slot (its thread ended). */
+void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
+		     rt_inline_emit_fn *emit, void *ctx);
+
+/* Empties every ring. */
+void rt_inline_drain_all(struct rt_inline_area *a, rt_inline_emit_fn *emit,
+			 void *ctx);
+
+/* A thread of the process stopped at @r with its ip in the recorder:
+ * when it was writing an event (a signal arrived), writes it in its place
+ * and moves the ip past, so that a handler's events cannot tear it; when
+ * it had no ring and none is left (table full), emits the event through
+ * @emit and moves the ip past.  Returns whether it changed @r. */
+bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
+		      struct rt_regs *r, bool no_slot,
+		      rt_inline_emit_fn *emit, void *ctx);
+
+/* What recording one event costs a traced program, in ns: measured once
+ * in rtrace, on a copy of the recorder. */
+uint64_t rt_inline_event_cost(void);
+
+/* Where the area is in the process, and its size. */
+rt_raddr rt_inline_base(const struct rt_inline_area *a);
+size_t rt_inline_size(void);
+
+/* Events taken from rings so far, and stops they caused (bells). */
+uint64_t rt_inline_events(const struct rt_inline_area *a);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where the inline engine may replace code by a jump to a trampoline, and
+ * what that trampoline does.  A site is patched only when that is provably
+ * safe: the bytes replaced are whole instructions that can move (or
+ * padding nothing runs), no branch, return address or jump table lands
+ * inside them, and no other site lies within them.  Every other site keeps
+ * its breakpoint, with the reason.  Pure: decoded code in, decisions out.
+ */
+#ifndef RTRACE_PATCHSITE_H
+#define RTRACE_PATCHSITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/probes.h"
+
+/* One function as the planner sees it. */
+struct rt_patch_func {
+	const struct rt_insn *insns;   /* the whole function, decoded */
+	size_t n;
+	rt_raddr lo, hi;               /* its run-time bounds */
+	unsigned kinds;                /* RT_PROBE_* kinds that may be
+					* patched; 0 = none */
+	/* copies @len bytes at run-time address @addr, past the end of the
+	 * function, when no code (symbol or unwind entry) covers them:
+	 * 0, else -errno; may be NULL */
+	int (*read_after)(void *ctx, rt_raddr addr, void *buf, size_t len);
+	void *ctx;
+	const rt_raddr *marks;         /* where else the function may be
+					* entered: its jump tables' targets,
+					* its landing pads */
+	size_t nmarks;
+	bool tables_known;             /* every jump through a register is a
+					* table whose targets are in @marks */
+};
+
+/* Decides, for the @n probes of function @f (in address order, with the
+ * instruction of each in @sites), which are patched: sets patch_lo,
+ * patch_len, patch_code, patch_orig and inline_why of each. */
+void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
+		   const struct rt_insn *sites, size_t n);
+
+/* The trampoline of patched probe @pr: its instructions are decoded into
+ * @insns (the caller's, reused) and @out points into it.  0, or -EILSEQ
+ * when the saved bytes do not decode as they did. */
+int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
+		   struct rt_tramp_spec *out);
+
+#endif

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The inline engine's event area in a traced process (inline.h).
+ *
+ * The process creates a memory file with memfd_create, sizes it and maps
+ * it shared, each by a system call rtrace makes it run; rtrace opens the
+ * same file through /proc/PID/fd and maps it too, then has the process
+ * close its descriptor (the mapping keeps the file).  No file on disk, no
+ * library loaded, nothing the program can see but one more mapping.
+ *
+ * Times: the recorder reads the time stamp counter, which costs a few
+ * nanoseconds where a system call costs hundreds.  rtrace turns counts
+ * into the monotonic clock's nanoseconds by the line through a pair of
+ * readings taken when the first area was made and a pair taken at each
+ * drain: the longer the run, the finer the rate.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PR_FMT "inline"
+#define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/inline-layout.h"
+#include "rtrace/inline.h"
+#include "rtrace/log.h"
+#include "rtrace/remote.h"
+#include "rtrace/util.h"
+
+/* The shortest baseline the counter's rate is taken over. */
+#define RATE_MIN_NS 2000000ULL
+
+/* A slot the thread that held it left: lookups go past it. */
+#define TP_LEFT 1
+
+struct rt_inline_area {
+	uint8_t *map;                 /* rtrace's view */
+	rt_raddr base;                /* the process's view */
+	rt_raddr recorder;
+	pid_t pid;
+	pid_t tids[RT_IA_SLOTS];      /* 0: free */
+	uint64_t last_ts[RT_IA_SLOTS];
+	uint64_t events;
+};
+
+static struct {
+	bool set, tsc;
+	uint64_t c0, n0;
+} clock0;
+
+static bool tsc_usable(void)
+{
+	char *info = NULL;
+	size_t len;
+	bool ok;
+
+	if (read_file("/proc/cpuinfo", &info, &len))
+		return false;
+	ok = strstr(info, " constant_tsc") && strstr(info, " nonstop_tsc");
+	free(info);
+	return ok;
+}
+
+static void clock_start(void)
+{
+	if (clock0.set)
+		return;
+	clock0.set = true;
+	clock0.tsc = tsc_usable() && rt_arch_cycles() != 0;
+	clock0.c0 = rt_arch_cycles();
+	clock0.n0 = now_ns();
+}
+
+/* Nanoseconds per count now, over the longest baseline there is. */
+static double clock_rate(void)
+{
+	uint64_t c1, n1;
+
+	do {
+		c1 = rt_arch_cycles();
+		n1 = now_ns();
+	} while (n1 - clock0.n0 < RATE_MIN_NS);
+	return c1 > clock0.c0 ? (double)(n1 - clock0.n0) / (c1 - clock0.c0)
+			      : 1.0;
+}
+
+static uint64_t to_ns(uint64_t stamp, double rate)
+{
+	if (!clock0.tsc)
+		return stamp;
+	return clock0.n0 + (uint64_t)((double)(int64_t)(stamp - clock0.c0) *
+				       rate);
+}
+
+/* ---- making the area ------------------------------------------------------ */
+
+static int remote(pid_t tid, struct rt_mem *mem, long nr, uint64_t a0,
+		  uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
+		  long *res, int *dsig)
+{
+	uint64_t args[6] = { a0, a1, a2, a3, a4, 0 };
+	int err = rt_remote_syscall(tid, mem, nr, args, res, dsig);
+
+	if (!err && *res < 0 && *res > -4096)
+		err = (int)*res;
+	return err;
+}
+
+/* The file, made and mapped in the process: its descriptor there. */
+static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
+			 rt_raddr *base, int *dsig)
+{
+	long fd, res;
+	int err;
+
+	err = remote(tid, mem, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0,
+		     &fd, dsig);
+	if (err)
+		return err;
+	err = remote(tid, mem, SYS_ftruncate, fd, RT_IA_SIZE, 0, 0, 0, &res,
+		     dsig);
+	if (!err)
+		err = remote(tid, mem, SYS_mmap, 0, RT_IA_SIZE,
+			     PROT_READ | PROT_WRITE, MAP_SHARED, fd, &res,
+			     dsig);
+	if (err) {
+		remote(tid, mem, SYS_close, fd, 0, 0, 0, 0, &res, dsig);
+		return err;
+	}
+	*base = (rt_raddr)res;
+	return (int)fd;
+}
+
+static int map_here(pid_t pid, int fd, uint8_t **map)
+{
+	char path[64];
+	int ours;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	ours = open(path, O_RDWR | O_CLOEXEC);
+	if (ours < 0)
+		return -errno;
+	*map = mmap(NULL, RT_IA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ours, 0);
+	close(ours);
+	return *map == MAP_FAILED ? -errno : 0;
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static int write_data_block(struct rt_inline_area *a, struct rt_mem *mem)
+{
+	uint8_t data[RT_RD_SIZE];
+
+	put_u64(data + RT_RD_TABLE, a->base + RT_IA_TABLE);
+	put_u64(data + RT_RD_MASK, RT_IA_SLOTS - 1);
+	put_u64(data + RT_RD_CAP, RT_IA_CAP);
+	put_u64(data + RT_RD_CAP_MASK, RT_IA_CAP - 1);
+	put_u64(data + RT_RD_CLOCK, clock0.tsc ? RT_CLOCK_TSC
+					       : RT_CLOCK_SYSCALL);
+	return rt_mem_write(mem, a->recorder + rt_arch_recorder()->data, data,
+			    sizeof(data));
+}
+
+int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
+		  rt_raddr recorder, int *deferred_sig,
+		  struct rt_inline_area **out)
+{
+	/* the file's name, for /proc/PID/maps, goes where the data block
+	 * will be: the recorder does not run before it is written */
+	static const char name[] = "rtrace-events";
+	rt_raddr at = recorder + rt_arch_recorder()->data;
+	struct rt_inline_area *a;
+	long res;
+	int fd, err;
+
+	clock_start();
+	err = rt_mem_write(mem, at, name, sizeof(name));
+	if (err)
+		return err;
+	a = xcalloc(1, sizeof(*a));
+	a->pid = pid;
+	a->recorder = recorder;
+	fd = map_in_tracee(tid, mem, at, &a->base, deferred_sig);
+	if (fd < 0) {
+		free(a);
+		return fd;
+	}
+	err = map_here(pid, fd, &a->map);
+	remote(tid, mem, SYS_close, fd, 0, 0, 0, 0, &res, deferred_sig);
+	if (!err)
+		err = write_data_block(a, mem);
+	if (err) {
+		if (a->map && a->map != MAP_FAILED)
+			munmap(a->map, RT_IA_SIZE);
+		remote(tid, mem, SYS_munmap, a->base, RT_IA_SIZE, 0, 0, 0, &res,
+		       deferred_sig);
+		free(a);
+		return err;
+	}
+	pr_dbg("process %d: event area at %" PRIxRADDR ", clock %s", pid,
+	       a->base, clock0.tsc ? "tsc" : "syscall");
+	*out = a;
+	return 0;
+}
+
+void rt_inline_free(struct rt_inline_area *a)
+{
+	if (!a)
+		return;
+	munmap(a->map, RT_IA_SIZE);
+	free(a);
+}
+
+/* ---- threads and their rings ---------------------------------------------- */
+
+static uint8_t *slot_at(const struct rt_inline_area *a, int slot)
+{
+	return a->map + RT_IA_TABLE + (size_t)slot * RT_IA_SLOT_SIZE;
+}
+
+static uint64_t *slot_field(const struct rt_inline_area *a, int slot,
+			    size_t off)
+{
+	return (uint64_t *)(slot_at(a, slot) + off);
+}
+
+enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
+				   rt_raddr site)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+
+	if (site == a->recorder + rec->bell_miss)
+		return RT_BELL_MISS;
+	if (site == a->recorder + rec->bell_full)
+		return RT_BELL_FULL;
+	return RT_BELL_NONE;
+}
+
+/* Where the recorder's lookup starts for @tp (as recorder.S hashes). */
+static unsigned slot_hash(uint64_t tp)
+{
+	return (unsigned)((tp * 0x9e3779b97f4a7c15ULL) >> 32) &
+	       (RT_IA_SLOTS - 1);
+}
+
+int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
+{
+	unsigned h = slot_hash(tp);
+
+	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
+		int slot = (int)((h + i) & (RT_IA_SLOTS - 1));
+		uint64_t *p_tp = slot_field(a, slot, RT_IA_SLOT_TP);
+
+		if (*p_tp != 0 && *p_tp != TP_LEFT)
+			continue;
+		*slot_field(a, slot, RT_IA_SLOT_IDS) =
+			(uint32_t)tid | (uint64_t)a->pid << 32;
+		*slot_field(a, slot, RT_IA_SLOT_HEAD) = 0;
+		*slot_field(a, slot, RT_IA_SLOT_TAIL) = 0;
+		*slot_field(a, slot, RT_IA_SLOT_RING) =
+			a->base + RT_IA_RINGS +
+			(uint64_t)slot * RT_IA_CAP * RT_IA_EVENT;
+		a->tids[slot] = tid;
+		a->last_ts[slot] = 0;
+		/* the thread pointer last: it makes the slot live */
+		__atomic_store_n(p_tp, tp, __ATOMIC_RELEASE);
+		return slot;
+	}
+	return -ENOSPC;
+}
+
+int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid)
+{
+	for (int i = 0; i < RT_IA_SLOTS; i++)
+		if (a->tids[i] == tid)
+			return i;
+	return -1;
+}
+
+static void event_of(const uint8_t *rec, struct rt_event *ev)
+{
+	uint64_t f[5];
+
+	memcpy(f, rec, sizeof(f));
+	*ev = (struct rt_event){
+		.ts = f[0], .sp = f[1], .value = f[2],
+		.tid = (uint32_t)f[3], .pid = (uint32_t)(f[3] >> 32),
+		.func = (uint32_t)f[4], .kind = (uint8_t)(f[4] >> 32),
+		.flags = (uint8_t)(f[4] >> 40),
+	};
+}
+
+void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
+		     rt_inline_emit_fn *emit, void *ctx)
+{
+	uint64_t *tail = slot_field(a, slot, RT_IA_SLOT_TAIL);
+	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
+					__ATOMIC_ACQUIRE);
+	const uint8_t *ring = a->map + RT_IA_RINGS +
+			      (size_t)slot * RT_IA_CAP * RT_IA_EVENT;
+	double rate = head != *tail && clock0.tsc ? clock_rate() : 1.0;
+
+	for (uint64_t i = *tail; i != head; i++) {
+		struct rt_event ev;
+
+		event_of(ring + (i & (RT_IA_CAP - 1)) * RT_IA_EVENT, &ev);
+		ev.ts = MAX(to_ns(ev.ts, rate), a->last_ts[slot]);
+		a->last_ts[slot] = ev.ts;
+		emit(ctx, a->tids[slot], &ev);
+	}
+	a->events += head - *tail;
+	__atomic_store_n(tail, head, __ATOMIC_RELEASE);
+	if (release) {
+		a->tids[slot] = 0;
+		__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_TP), TP_LEFT,
+				 __ATOMIC_RELEASE);
+	}
+}
+
+void rt_inline_drain_all(struct rt_inline_area *a, rt_inline_emit_fn *emit,
+			 void *ctx)
+{
+	for (int i = 0; i < RT_IA_SLOTS; i++)
+		if (a->tids[i])
+			rt_inline_drain(a, i, false, emit, ctx);
+}
+
+/* The event a thread stopped in the window was writing, written. */
+static void finish_write(struct rt_inline_area *a, pid_t tid,
+			 const struct rt_rec_state *st,
+			 rt_inline_emit_fn *emit, void *ctx)
+{
+	rt_raddr table = a->base + RT_IA_TABLE;
+	int slot = (int)((st->slot - table) / RT_IA_SLOT_SIZE);
+	uint64_t head, f[5] = { st->ts, st->sp, st->value, st->ids, st->word };
+
+	if (st->slot < table || slot >= RT_IA_SLOTS || a->tids[slot] != tid)
+		return;
+	head = *slot_field(a, slot, RT_IA_SLOT_HEAD);
+	if (head - *slot_field(a, slot, RT_IA_SLOT_TAIL) >= RT_IA_CAP)
+		rt_inline_drain(a, slot, false, emit, ctx);
+	memcpy(a->map + RT_IA_RINGS + (size_t)slot * RT_IA_CAP * RT_IA_EVENT +
+		       (head & (RT_IA_CAP - 1)) * RT_IA_EVENT,
+	       f, sizeof(f));
+	__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_HEAD), head + 1,
+			 __ATOMIC_RELEASE);
+}
+
+bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
+		      struct rt_regs *r, bool no_slot,
+		      rt_inline_emit_fn *emit, void *ctx)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	rt_raddr ip = rt_arch_ip(r);
+	struct rt_rec_state st;
+
+	rt_arch_rec_state(r, &st);
+	if (no_slot) {
+		struct rt_event ev = {
+			.ts = now_ns(), .sp = st.sp, .value = st.value,
+			.tid = (uint32_t)tid, .pid = (uint32_t)a->pid,
+			.func = (uint32_t)st.word,
+			.kind = (uint8_t)(st.word >> 32),
+			.flags = (uint8_t)(st.word >> 40),
+		};
+
+		emit(ctx, tid, &ev);
+		a->events++;
+	} else if (ip >= a->recorder + rec->window &&
+		   ip < a->recorder + rec->done) {
+		finish_write(a, tid, &st, emit, ctx);
+	} else {
+		return false;
+	}
+	rt_arch_set_ip(r, a->recorder + rec->done);
+	return true;
+}
+
+uint64_t rt_inline_events(const struct rt_inline_area *a)
+{
+	return a->events;
+}
+
+rt_raddr rt_inline_base(const struct rt_inline_area *a)
+{
+	return a->base;
+}
+
+size_t rt_inline_size(void)
+{
+	return RT_IA_SIZE;
+}
+
+/* ---- what one event costs the program --------------------------------------
+ *
+ * Timed here, on a copy of the same recorder writing into a ring of
+ * rtrace's own, called the way a trampoline calls it: the median of
+ * batches, each short enough never to fill the ring.
+ */
+
+#define COST_BATCH 2000
+#define COST_BATCHES 31
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A copy of the recorder whose table has one slot: this thread's. */
+static uint8_t *recorder_copy(uint8_t *table, uint8_t *ring)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	uint64_t tp = rt_arch_self_tp();
+	uint8_t *slot = table + (size_t)slot_hash(tp) * RT_IA_SLOT_SIZE;
+	size_t len = ALIGN_UP(rec->len, 4096);
+	uint8_t *code = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (code == MAP_FAILED)
+		return NULL;
+	memcpy(code, rec->code, rec->len);
+	put_u64(code + rec->data + RT_RD_TABLE, (uint64_t)table);
+	put_u64(code + rec->data + RT_RD_MASK, RT_IA_SLOTS - 1);
+	put_u64(code + rec->data + RT_RD_CAP, RT_IA_CAP);
+	put_u64(code + rec->data + RT_RD_CAP_MASK, RT_IA_CAP - 1);
+	put_u64(code + rec->data + RT_RD_CLOCK,
+		clock0.tsc ? RT_CLOCK_TSC : RT_CLOCK_SYSCALL);
+	put_u64(slot + RT_IA_SLOT_RING, (uint64_t)ring);
+	put_u64(slot + RT_IA_SLOT_TP, tp);
+	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {
+		munmap(code, len);
+		return NULL;
+	}
+	return code;
+}
+
+static uint64_t measure_cost(void)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	uint8_t *table = xcalloc(RT_IA_SLOTS, RT_IA_SLOT_SIZE);
+	uint8_t *ring = xcalloc(RT_IA_CAP, RT_IA_EVENT);
+	uint8_t *code = recorder_copy(table, ring);
+	uint64_t per[COST_BATCHES], cost = 0;
+	uint64_t tp = rt_arch_self_tp();
+	uint8_t *slot = table + (size_t)slot_hash(tp) * RT_IA_SLOT_SIZE;
+
+	for (int i = 0; code && i < COST_BATCHES; i++) {
+		uint64_t t0;
+
+		put_u64(slot + RT_IA_SLOT_HEAD, 0);
+		t0 = now_ns();
+		rt_arch_rec_run(code + rec->call[RT_REC_ENTRY], 0, COST_BATCH);
+		per[i] = now_ns() - t0;
+	}
+	if (code) {
+		qsort(per, COST_BATCHES, sizeof(per[0]), cmp_u64);
+		cost = per[COST_BATCHES / 2] / COST_BATCH;
+		munmap(code, ALIGN_UP(rec->len, 4096));
+	}
+	free(table);
+	free(ring);
+	return cost;
+}
+
+uint64_t rt_inline_event_cost(void)
+{
+	static uint64_t cost;
+	static bool measured;
+
+	if (!measured) {
+		clock_start();
+		cost = measure_cost();
+		measured = true;
+		pr_dbg("an inline event costs the program %" PRIu64 " ns",
+		       cost);
+	}
+	return cost;
+}

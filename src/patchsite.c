@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Where the inline engine may put a jump instead of a breakpoint.
+ *
+ * A jump takes rt_arch_patch_len() bytes; a breakpoint one.  The bytes a
+ * jump covers beyond the site's own instruction must be provably dead or
+ * movable:
+ *
+ *  - at an entry, the first instructions, if they are straight-line code
+ *    (they move to the trampoline, which runs them after the recorder);
+ *  - at a return or a jump out of the function, the padding after it
+ *    (int3 or nop fill nothing runs), else the straight-line epilogue
+ *    before it (it moves to the trampoline, which runs it first).
+ *
+ * Nothing may land strictly inside the bytes: no branch of the function,
+ * no return address (the instruction after a call), no landing pad of
+ * the unwinder, and, when the function has an indirect jump whose targets
+ * are unknown (a jump table), no instruction boundary at all.  A region
+ * that starts where a branch lands is fine: the jump there leads to the
+ * same instructions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rtrace/evlog.h"
+#include "rtrace/patchsite.h"
+#include "rtrace/util.h"
+
+struct region {
+	size_t first, last;        /* instructions moved (first > last: none) */
+	rt_raddr lo;
+	size_t len;                /* bytes the jump replaces */
+	size_t code;               /* of which instructions (rest: padding) */
+};
+
+struct scan {
+	const struct rt_patch_func *f;
+	VEC(rt_raddr) marks;       /* where something may land, sorted */
+	bool tables;               /* an indirect jump with unknown targets */
+};
+
+static int cmp_addr(const void *a, const void *b)
+{
+	rt_raddr x = *(const rt_raddr *)a, y = *(const rt_raddr *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Branch targets inside the function, return addresses, landing pads. */
+static void collect_marks(struct scan *s)
+{
+	const struct rt_patch_func *f = s->f;
+
+	for (size_t i = 0; i < f->n; i++) {
+		const struct rt_insn *in = &f->insns[i];
+
+		switch (in->cls) {
+		case RT_INSN_JMP:
+		case RT_INSN_JCC:
+			if (in->target >= f->lo && in->target < f->hi)
+				vec_push(&s->marks, in->target);
+			break;
+		case RT_INSN_CALL:
+		case RT_INSN_CALL_INDIRECT:
+			vec_push(&s->marks, in->addr + in->len);
+			break;
+		case RT_INSN_JMP_REG:
+			s->tables = s->tables || !f->tables_known;
+			break;
+		case RT_INSN_JMP_MEM:
+			/* through a GOT slot: a call to elsewhere, not a table */
+			if (!rt_arch_insn_rip_relative(in))
+				s->tables = true;
+			break;
+		default:
+			break;
+		}
+	}
+	for (size_t i = 0; i < f->nmarks; i++)
+		vec_push(&s->marks, f->marks[i]);
+	if (s->marks.n)
+		qsort(s->marks.v, s->marks.n, sizeof(*s->marks.v), cmp_addr);
+}
+
+/* Whether nothing lands in (lo, hi). */
+static bool clear_inside(const struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	size_t a = 0, b = s->marks.n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (s->marks.v[m] <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a == s->marks.n || s->marks.v[a] >= hi;
+}
+
+static size_t index_of(const struct rt_patch_func *f, rt_raddr addr)
+{
+	size_t a = 0, b = f->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (f->insns[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/* The bytes the region covers beyond its instructions are padding past
+ * the function's end: what the linker filled in, read and decoded. */
+static bool pad_after_end(const struct rt_patch_func *f, rt_raddr at,
+			  size_t need)
+{
+	uint8_t buf[RT_PATCH_MAX + 16];
+	rt_insn_vec pads = { 0 };
+	size_t covered = 0, len = need + 15;
+	bool ok;
+
+	/* a long nop may run past what is needed; the next function may
+	 * start right after what is */
+	if (!f->read_after || need > RT_PATCH_MAX)
+		return false;
+	if (f->read_after(f->ctx, at, buf, len)) {
+		len = need;
+		if (f->read_after(f->ctx, at, buf, len))
+			return false;
+	}
+	rt_arch_decode(buf, len, at, &pads);
+	for (size_t i = 0; i < pads.n && covered < need && pads.v[i].pad; i++)
+		covered += pads.v[i].len;
+	ok = covered >= need;
+	vec_free(&pads);
+	return ok;
+}
+
+/* A return or jump followed by padding: the jump overwrites the padding. */
+static enum rt_inline_why pad_region(const struct scan *s, size_t k,
+				     struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	const struct rt_insn *site = &f->insns[k];
+	size_t need = rt_arch_patch_len() - site->len, covered = 0;
+	rt_raddr at = site->addr + site->len;
+
+	for (size_t j = k + 1; j < f->n && covered < need; j++) {
+		const struct rt_insn *in = &f->insns[j];
+
+		/* an int3 never runs; a nop may be the way into a loop that
+		 * a jump table reaches */
+		if (!in->pad || in->addr != at ||
+		    (s->tables && in->cls != RT_INSN_TRAP))
+			return RT_INLINE_SHORT;
+		covered += in->len;
+		at += in->len;
+	}
+	if (covered < need && (at != f->hi ||
+			       !pad_after_end(f, at, need - covered)))
+		return RT_INLINE_SHORT;
+	if (!clear_inside(s, site->addr, site->addr + rt_arch_patch_len()))
+		return RT_INLINE_TARGET;
+	*r = (struct region){ .first = k, .last = k, .lo = site->addr,
+			      .len = rt_arch_patch_len(), .code = site->len };
+	return RT_INLINE_OK;
+}
+
+/* Straight-line instructions from @from (up, or down to @k), enough for
+ * the jump. */
+static enum rt_inline_why moved_region(const struct scan *s, size_t first,
+				       size_t last, struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	rt_raddr lo = f->insns[first].addr;
+	rt_raddr hi = f->insns[last].addr + f->insns[last].len;
+
+	if (hi - lo < rt_arch_patch_len())
+		return RT_INLINE_SHORT;
+	if (first != last && s->tables)
+		return RT_INLINE_JUMP_TABLE;
+	if (!clear_inside(s, lo, hi))
+		return RT_INLINE_TARGET;
+	/* a moved branch back into the region would run the jump again */
+	for (size_t j = first; j <= last; j++)
+		if (f->insns[j].target >= lo && f->insns[j].target < hi)
+			return RT_INLINE_TARGET;
+	*r = (struct region){ .first = first, .last = last, .lo = lo,
+			      .len = hi - lo, .code = hi - lo };
+	return RT_INLINE_OK;
+}
+
+/* An entry: the first instructions, moved after the recorder. */
+static enum rt_inline_why entry_region(const struct scan *s,
+				       struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	size_t len = 0, j = 0;
+
+	for (; j < f->n && len < rt_arch_patch_len(); j++) {
+		const struct rt_insn *in = &f->insns[j];
+
+		/* a conditional jump moves (re-aimed); a direct jump moves
+		 * when it ends the region */
+		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
+		    !(in->cls == RT_INSN_JMP &&
+		      len + in->len >= rt_arch_patch_len()))
+			return RT_INLINE_INSN;
+		len += in->len;
+	}
+	return moved_region(s, 0, j - 1, r);
+}
+
+/* A return or a tail jump: alone when long enough, else with the padding
+ * after it, else with the epilogue before it. */
+static enum rt_inline_why exit_region(const struct scan *s, size_t k,
+				      bool entry, struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	const struct rt_insn *site = &f->insns[k];
+	enum rt_inline_why why;
+	size_t len = site->len, j = k;
+
+	if (site->len >= rt_arch_patch_len() &&
+	    (site->cls == RT_INSN_JCC ||
+	     (site->cls == RT_INSN_JMP_MEM && rt_arch_insn_rip_relative(site))))
+		return moved_region(s, k, k, r);
+	if (site->cls != RT_INSN_RET && site->cls != RT_INSN_JMP)
+		return RT_INLINE_KIND;
+	if (site->len >= rt_arch_patch_len())
+		return moved_region(s, k, k, r);
+	why = pad_region(s, k, r);
+	if (why == RT_INLINE_OK || entry)
+		return why;
+	while (j > 0 && len < rt_arch_patch_len()) {
+		const struct rt_insn *prev = &f->insns[j - 1];
+
+		if (prev->cls != RT_INSN_PLAIN ||
+		    prev->addr + prev->len != f->insns[j].addr)
+			return RT_INLINE_SHORT;
+		len += prev->len;
+		j--;
+	}
+	return moved_region(s, j, k, r);
+}
+
+static bool overlaps(const struct region *a, const struct region *b)
+{
+	return a->lo < b->lo + b->len && b->lo < a->lo + a->len;
+}
+
+static enum rt_inline_why site_region(const struct scan *s,
+				      const struct rt_probe *pr,
+				      struct region *r)
+{
+	size_t k = index_of(s->f, pr->addr);
+
+	if (k >= s->f->n || s->f->insns[k].addr != pr->addr)
+		return RT_INLINE_INSN;
+	if (pr->role != RT_ROLE_TRACED ||
+	    (pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_HELPER)) ==
+		    (RT_PROBE_ENTRY | RT_PROBE_HELPER))
+		return RT_INLINE_ROLE;
+	if ((pr->kinds & ~s->f->kinds) & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
+					  RT_PROBE_TAIL))
+		return RT_INLINE_ROLE;
+	if (k == 0 && s->f->insns[0].cls == RT_INSN_PLAIN)
+		return entry_region(s, r);
+	return exit_region(s, k, k == 0, r);
+}
+
+/* No region may hold another site, or overlap another region. */
+static enum rt_inline_why check_overlap(const struct rt_probe *probes,
+					const struct region *regs, size_t n,
+					size_t i)
+{
+	for (size_t j = 0; j < n; j++) {
+		if (j == i)
+			continue;
+		if (probes[j].addr >= regs[i].lo &&
+		    probes[j].addr < regs[i].lo + regs[i].len)
+			return RT_INLINE_OVERLAP;
+		if (j < i && probes[j].patch_len && overlaps(&regs[i], &regs[j]))
+			return RT_INLINE_OVERLAP;
+	}
+	return RT_INLINE_OK;
+}
+
+/* The bytes the jump will cover, padding included, to put back later. */
+static void save_orig(const struct rt_patch_func *f, const struct region *r,
+		      uint8_t *out)
+{
+	rt_raddr hi = r->lo + r->len;
+
+	for (size_t j = index_of(f, r->lo); j < f->n && f->insns[j].addr < hi;
+	     j++)
+		memcpy(out + (f->insns[j].addr - r->lo), f->insns[j].bytes,
+		       MIN((size_t)f->insns[j].len, hi - f->insns[j].addr));
+	if (hi > f->hi)
+		f->read_after(f->ctx, f->hi, out + (f->hi - r->lo), hi - f->hi);
+}
+
+const char *rt_inline_why_str(enum rt_inline_why why)
+{
+	static const char *const text[RT_INLINE_WHY_MAX] = {
+		[RT_INLINE_OK] = "patched",
+		[RT_INLINE_OFF] = "breakpoint engine",
+		[RT_INLINE_ROLE] = "needs a stop",
+		[RT_INLINE_SHORT] = "too short to patch",
+		[RT_INLINE_TARGET] = "a branch lands inside",
+		[RT_INLINE_JUMP_TABLE] = "jump table",
+		[RT_INLINE_INSN] = "instruction cannot move",
+		[RT_INLINE_KIND] = "conditional or indirect jump",
+		[RT_INLINE_OVERLAP] = "overlaps another site",
+		[RT_INLINE_REACH] = "out of reach",
+		[RT_INLINE_THREAD] = "a thread was inside",
+	};
+
+	return why < RT_INLINE_WHY_MAX && text[why] ? text[why] : "?";
+}
+
+void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
+		   const struct rt_insn *sites, size_t n)
+{
+	struct scan s = { .f = f };
+	struct region *regs = xcalloc(n + 1, sizeof(*regs));
+
+	(void)sites;
+	collect_marks(&s);
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *pr = &probes[i];
+
+		pr->patch_len = 0;
+		pr->inline_why = f->kinds ? site_region(&s, pr, &regs[i])
+					  : RT_INLINE_OFF;
+		if (pr->inline_why == RT_INLINE_OK)
+			pr->inline_why = check_overlap(probes, regs, n, i);
+		if (pr->inline_why != RT_INLINE_OK)
+			continue;
+		pr->patch_lo = regs[i].lo;
+		pr->patch_len = (uint8_t)regs[i].len;
+		pr->patch_code = (uint8_t)regs[i].code;
+		save_orig(f, &regs[i], pr->patch_orig);
+	}
+	free(regs);
+	vec_free(&s.marks);
+}
+
+/* ---- the trampoline ------------------------------------------------------ */
+
+static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
+{
+	unsigned flags = RT_EVF_INLINE;
+
+	if (kind == RT_EV_EXIT && (pr->kinds & RT_PROBE_HELPER))
+		flags |= RT_EVF_HELPER;
+	return pr->func | (uint64_t)kind << 32 | (uint64_t)flags << 40;
+}
+
+/* What the recorder is called for at @pr, in order. */
+static void tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
+		       struct rt_tramp_spec *t)
+{
+	t->nrec = 0;
+	if ((pr->kinds & RT_PROBE_ENTRY) && !(pr->kinds & RT_PROBE_HELPER))
+		t->rec[t->nrec++] = (struct rt_tramp_rec){
+			RT_REC_ENTRY, rec_word(pr, RT_EV_ENTRY), 0 };
+	if (pr->kinds & RT_PROBE_EXIT)
+		t->rec[t->nrec++] = (struct rt_tramp_rec){
+			RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
+	else if (pr->kinds & RT_PROBE_RET_ARG0)
+		t->rec[t->nrec++] = (struct rt_tramp_rec){
+			RT_REC_ARG0, rec_word(pr, RT_EV_EXIT), 0 };
+	else if (pr->kinds & RT_PROBE_TAIL)
+		t->rec[t->nrec++] = (struct rt_tramp_rec){
+			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target };
+}
+
+int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
+		   struct rt_tramp_spec *out)
+{
+	size_t site = 0;
+
+	insns->n = 0;
+	if (rt_arch_decode(pr->patch_orig, pr->patch_code, pr->patch_lo,
+			   insns) || insns->n == 0)
+		return -EILSEQ;
+	while (site < insns->n && insns->v[site].addr < pr->addr)
+		site++;
+	if (site == insns->n || insns->v[site].addr != pr->addr)
+		return -EILSEQ;
+	memset(out, 0, sizeof(*out));
+	out->pre = insns->v;
+	out->npre = site;
+	out->post = insns->v + site;
+	out->npost = insns->n - site;
+	tramp_recs(pr, &insns->v[site], out);
+	if (insns->v[site].cls == RT_INSN_JCC && !(pr->kinds & RT_PROBE_ENTRY)) {
+		out->cond = &insns->v[site];
+		out->npost = 0;
+	} else if (vec_last(insns)->cls == RT_INSN_PLAIN ||
+		   vec_last(insns)->cls == RT_INSN_JCC) {
+		out->back = pr->patch_lo + pr->patch_code;
+	}
+	return 0;
+}
