@@ -85,6 +85,11 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   expect_end      str    the report's "end", or a list of    "exited"
                   /list  the values allowed                    ("interrupted"
                                                                with interrupt)
+  inline_share    dict   {opt level: fraction}: with the inline
+                         engine (not --engine trap), the least
+                         share of events recorded without a stop,
+                         read from --stats (added to the record
+                         command)                              None
   interrupt       dict   send a signal during the run (below)  None
   self_counted    bool   the fixture's figures differ from run
                          to run (it counts what really ran,
@@ -267,6 +272,7 @@ DEFAULTS = {
     "expect_end": None,  # "exited", or "interrupted" with interrupt
     "interrupt": None,
     "self_counted": False,
+    "inline_share": None,
 }
 KNOWN_VARS = set(DEFAULTS) | {"fixture"}
 INTERRUPT_TARGETS = ("group", "rtrace")
@@ -506,6 +512,10 @@ def selection_options(case):
 def record_cmd(opts, case, exe, log, extra_args=()):
     """`rtrace record`; with interrupt, the live mode (no subcommand)."""
     cmd = [opts.rtrace] + ([] if case["interrupt"] else ["record"]) + ["-o", log]
+    if opts.engine:
+        cmd += ["--engine", opts.engine]
+    if case["inline_share"] and opts.engine != "trap":
+        cmd += ["--stats"]
     cmd += selection_options(case)
     return cmd + ["--", exe] + list(case["args"]) + list(extra_args)
 
@@ -871,6 +881,8 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         cx.row(tag + "record: interrupted", "NG", "still running after %.1f s"
                % case["interrupt"]["after"], "ended before", detail=run_detail(rec))
     check_outputs(cx, native, rec, tag)
+    if case["inline_share"] and cx.opts.engine != "trap":
+        check_inline_share(cx, rec, tag)
     if case["self_counted"]:
         exp = traced_expectations(cx, rec, tag)
     report = get_report(cx, log, [], tag)
@@ -899,6 +911,23 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
     if exp.mem or exp.peak or exp.allocator:
         check_memory(cx, log, exp, tag)
     return report
+
+
+INLINE_STATS = re.compile(rb"inline engine: .* events recorded without a stop "
+                          rb"\(([0-9.]+) %\)")
+
+
+def check_inline_share(cx, rec, tag):
+    """The share of events the inline engine recorded without a stop."""
+    want = cx.case["inline_share"].get(cx.b.opt)
+    if want is None:
+        return
+    m = INLINE_STATS.search(rec.err)
+    got = float(m.group(1)) / 100 if m else None
+    cx.row(tag + "inline: events without a stop", "OK" if got is not None and got >= want
+           else "NG", ">= %.1f %%" % (100 * want),
+           "%.2f %%" % (100 * got) if got is not None else "no --stats line",
+           detail=run_detail(rec))
 
 
 def traced_expectations(cx, rec, tag):
@@ -1383,6 +1412,8 @@ def parse_args():
     ap.add_argument("--fixtures", required=True, help="directory of fixture .rs files")
     ap.add_argument("--build", required=True, help="directory for built fixtures")
     ap.add_argument("--keep", action="store_true", help="keep temporary dirs and logs")
+    ap.add_argument("--engine", choices=("inline", "trap"),
+                    help="record with this engine (default: rtrace's)")
     ap.add_argument("cases", nargs="+", help="case files (cases/t###_name.py)")
     opts = ap.parse_args()
     rustc = shutil.which(opts.rustc)

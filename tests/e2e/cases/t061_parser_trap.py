@@ -1,0 +1,6 @@
+# The parser-shaped program of t060 with breakpoints everywhere: the same
+# exact counts from the other engine, on a smaller input.
+fixture = "parser"
+args = ["3000"]
+patterns = ["parser::*"]
+record_options = ["--engine", "trap"]

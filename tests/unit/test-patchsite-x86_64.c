@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inline engine's site decisions (patchsite.c) on hand-assembled
+ * functions, and the trampolines built for them (arch inline.c), read
+ * back with capstone: what is patched and why not, which bytes the jump
+ * covers, and what the trampoline runs in which order.  The last case
+ * times the recorder itself, run natively on a copy.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <capstone/capstone.h>
+
+#include "rtrace/arch.h"
+#include "rtrace/evlog.h"
+#include "rtrace/inline.h"
+#include "rtrace/patchsite.h"
+#include "unittest.h"
+
+#define LO 0x555555561000ULL
+#define TRAMP (LO + 0x100000ULL)
+#define RECORDER (LO + 0x200000ULL)
+#define FUNC_ID 7
+
+/* A function decoded at LO, its probes as probes.c would make them. */
+struct fn {
+	rt_insn_vec insns;
+	struct rt_probe probes[8];
+	struct rt_insn sites[8];
+	size_t n;
+	uint8_t after[32];          /* the bytes past its end */
+	bool after_ok;
+};
+
+static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	struct fn *f = ctx;
+	rt_raddr end = vec_last(&f->insns)->addr + vec_last(&f->insns)->len;
+
+	if (!f->after_ok || addr < end || addr - end + len > sizeof(f->after))
+		return -ENOENT;
+	memcpy(buf, f->after + (addr - end), len);
+	return 0;
+}
+
+/* Decodes @code, makes an entry probe and one per return or jump out,
+ * and plans them with @known jump tables (@marks). */
+static int plan(struct fn *f, const uint8_t *code, size_t len,
+		const rt_raddr *marks, size_t nmarks, bool known)
+{
+	struct rt_patch_func pf;
+	rt_raddr hi = LO + len;
+
+	memset(f->probes, 0, sizeof(f->probes));
+	f->n = 0;
+	f->insns.n = 0;
+	if (rt_arch_decode(code, len, LO, &f->insns))
+		return -EILSEQ;
+	for (size_t i = 0; i < f->insns.n && f->n < 8; i++) {
+		const struct rt_insn *in = &f->insns.v[i];
+		unsigned kinds = i == 0 ? RT_PROBE_ENTRY : 0;
+
+		if (in->cls == RT_INSN_RET)
+			kinds |= RT_PROBE_EXIT;
+		if ((in->cls == RT_INSN_JMP || in->cls == RT_INSN_JCC) &&
+		    (in->target < LO || in->target >= hi))
+			kinds |= RT_PROBE_TAIL;
+		if (!kinds)
+			continue;
+		f->probes[f->n] = (struct rt_probe){
+			.addr = in->addr, .func = FUNC_ID, .kinds = kinds,
+			.role = RT_ROLE_TRACED, .func_lo = LO, .func_hi = hi };
+		f->sites[f->n++] = *in;
+	}
+	pf = (struct rt_patch_func){
+		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = hi,
+		.kinds = RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL,
+		.read_after = read_after, .ctx = f, .marks = marks,
+		.nmarks = nmarks, .tables_known = known };
+	rt_patch_plan(&pf, f->probes, f->sites, f->n);
+	return 0;
+}
+
+#define PLAN(f, ...)                                                           \
+	do {                                                                   \
+		static const uint8_t c__[] = { __VA_ARGS__ };                  \
+		TEST_EQ(plan(&(f), c__, sizeof(c__), NULL, 0, true), 0);       \
+	} while (0)
+
+static csh cs;
+
+/* The trampoline of probe @i, disassembled: *n instructions in *out. */
+static int tramp(const struct fn *f, size_t i, cs_insn **out, size_t *n)
+{
+	rt_insn_vec moved = { 0 };
+	struct rt_tramp_spec t;
+	uint8_t buf[RT_ARCH_TRAMP_MAX];
+	size_t len;
+	int err = rt_patch_tramp(&f->probes[i], &moved, &t);
+
+	if (!err && rt_arch_tramp_build(&t, TRAMP, RECORDER, buf, &len))
+		err = -ERANGE;
+	vec_free(&moved);
+	if (err)
+		return err;
+	if (!cs && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOTSUP;
+	*n = cs_disasm(cs, buf, len, TRAMP, 0, out);
+	return *n ? 0 : -EILSEQ;
+}
+
+static bool is(const cs_insn *ci, const char *mnemonic, const char *ops)
+{
+	return strcmp(ci->mnemonic, mnemonic) == 0 &&
+	       (!ops || strcmp(ci->op_str, ops) == 0);
+}
+
+/* The recorder call sequence at @ci: push rdi; movabs word, rdi; call. */
+static bool records(const cs_insn *ci, const struct rt_recorder *r,
+		    enum rt_rec_call call, unsigned kind)
+{
+	char word[64], target[32];
+
+	snprintf(word, sizeof(word), "rdi, 0x%llx",
+		 (unsigned long long)(FUNC_ID | (uint64_t)kind << 32 |
+				      (uint64_t)RT_EVF_INLINE << 40));
+	snprintf(target, sizeof(target), "0x%llx",
+		 (unsigned long long)(RECORDER + r->call[call]));
+	return is(&ci[0], "push", "rdi") && is(&ci[1], "movabs", word) &&
+	       is(&ci[2], "call", target) && is(&ci[3], "pop", "rdi");
+}
+
+/* push rbp; mov rbp, rsp; sub rsp, 0x10; mov eax, 1; add rsp, 0x10;
+ * pop rbp; ret; then int3 padding */
+TEST_CASE(entry_moves_prologue_and_return_uses_padding)
+{
+	struct fn f = { 0 };
+	const struct rt_recorder *r = rt_arch_recorder();
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xb8, 1, 0,
+	     0, 0, 0x48, 0x83, 0xc4, 0x10, 0x5d, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc,
+	     0xcc);
+	TEST_EQ(f.n, 2);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_lo, LO);
+	TEST_EQ(f.probes[0].patch_len, 8);   /* 1 + 3 + 4 bytes */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 18);
+	TEST_EQ(f.probes[1].patch_code, 1);  /* the ret, then padding */
+	TEST_EQ(f.probes[1].patch_len, 5);
+	TEST_EQ(f.probes[1].patch_orig[1], 0xcc);
+
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 8);
+	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "push", "rbp"));
+	TEST_TRUE(is(&ci[5], "mov", "rbp, rsp"));
+	TEST_TRUE(is(&ci[6], "sub", "rsp, 0x10"));
+	TEST_TRUE(is(&ci[7], "jmp", "0x555555561008"));
+	cs_free(ci, n);
+
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 5);
+	TEST_TRUE(records(ci, r, RT_REC_EXIT, RT_EV_EXIT));
+	TEST_TRUE(is(&ci[4], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* The same return with code right after it: the epilogue moves. */
+TEST_CASE(return_without_padding_moves_epilogue)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* push rbx; mov eax, 1; add rsp, 8; pop rbx; ret; nop (a loop
+	 * head of the next block, not padding: it is inside) ... */
+	PLAN(f, 0x53, 0xb8, 1, 0, 0, 0, 0x48, 0x83, 0xc4, 0x08, 0x5b, 0xc3,
+	     0x48, 0x89, 0xc3);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);  /* add rsp, 8 */
+	TEST_EQ(f.probes[1].patch_len, 6);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 7);
+	/* the epilogue first, then the event with the stack as at ret */
+	TEST_TRUE(is(&ci[0], "add", "rsp, 8"));
+	TEST_TRUE(is(&ci[1], "pop", "rbx"));
+	TEST_TRUE(records(ci + 2, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[6], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A loop back to the second instruction: the entry keeps its breakpoint. */
+TEST_CASE(branch_into_region_refused)
+{
+	struct fn f = { 0 };
+
+	/* push rbx; L: inc eax; cmp eax, 5; jne L; pop rbx; ret; int3 x4 */
+	PLAN(f, 0x53, 0xff, 0xc0, 0x83, 0xf8, 0x05, 0x75, 0xf9, 0x5b, 0xc3,
+	     0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_TARGET);
+	TEST_EQ(f.probes[0].patch_len, 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	vec_free(&f.insns);
+}
+
+/* A call in the first five bytes: its return address would fall inside. */
+TEST_CASE(call_in_entry_refused)
+{
+	struct fn f = { 0 };
+
+	/* push rbx; call +0; pop rbx; ret; int3 x4 */
+	PLAN(f, 0x53, 0xe8, 0, 0, 0, 0, 0x5b, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_INSN);
+	vec_free(&f.insns);
+}
+
+/* An indirect jump whose targets are unknown: no region of several
+ * instructions; with the table's targets known, the same is patched. */
+TEST_CASE(unknown_jump_table_refuses_multi_insn_regions)
+{
+	static const uint8_t code[] = {
+		0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, /* prologue */
+		0xff, 0xe0,                                     /* jmp rax */
+		0x5d, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc,             /* pop; ret */
+	};
+	rt_raddr targets[] = { LO + 10 };
+	struct fn f = { 0 };
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, false), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_JUMP_TABLE);
+	/* breakpoint padding never runs, whatever the table holds */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(plan(&f, code, sizeof(code), targets, 1, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	vec_free(&f.insns);
+}
+
+/* Padding that lies past the symbol's end, read through read_after. */
+TEST_CASE(padding_past_the_end)
+{
+	static const uint8_t code[] = { 0x48, 0x89, 0xf8, 0x48, 0x01, 0xf0,
+					0xc3 };  /* mov; add; ret */
+	struct fn f = { 0 };
+
+	/* the entry takes 6 bytes; without padding the return would need
+	 * the whole function */
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OVERLAP);
+	f.after_ok = true;
+	memset(f.after, 0xcc, sizeof(f.after));
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_orig[4], 0xcc);
+	vec_free(&f.insns);
+}
+
+/* jne rel32 out of the function: recorded only when taken. */
+TEST_CASE(conditional_tail_jump)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* push rbx; pop rbx; test edi, edi; jne far; ret; int3 x4 */
+	PLAN(f, 0x53, 0x5b, 0x85, 0xff, 0x0f, 0x85, 0x00, 0x10, 0x00, 0x00,
+	     0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.probes[1].kinds, RT_PROBE_TAIL);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 9);
+	TEST_TRUE(is(&ci[0], "je", "0x55555556100a"));  /* not taken */
+	TEST_TRUE(is(&ci[1], "push", "rdi"));
+	TEST_TRUE(is(&ci[2], "push", "rsi"));
+	TEST_TRUE(is(&ci[3], "movabs", "rsi, 0x55555556200a"));
+	TEST_TRUE(is(&ci[6], "pop", "rsi"));
+	TEST_TRUE(is(&ci[7], "pop", "rdi"));
+	TEST_TRUE(is(&ci[8], "jmp", "0x55555556200a"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* The recorder, run here on a copy: what one event costs. */
+TEST_CASE(event_cost_measured_natively)
+{
+	uint64_t cost = rt_inline_event_cost();
+
+	/* measured on a copy of the recorder writing into a ring: a few
+	 * ns on any machine, never a stop's µs */
+	TEST_TRUE(cost > 0);
+	TEST_TRUE(cost < 2000);
+}
