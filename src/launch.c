@@ -103,6 +103,18 @@ static void __noreturn run_child(const char *path, char *const argv[],
 }
 
 /* Reads the exec failure the child reports, if any. */
+/* waitpid() for the child's stop before its exec, through the signals
+ * rtrace's own timer may send meanwhile. */
+static pid_t wait_stopped(pid_t child, int *status)
+{
+	pid_t got;
+
+	do
+		got = waitpid(child, status, WUNTRACED);
+	while (got < 0 && errno == EINTR);
+	return got;
+}
+
 static int child_exec_error(int fd)
 {
 	int e = 0;
@@ -129,7 +141,7 @@ int rt_launch(const char *path, char *const argv[], unsigned long options,
 	}
 	if (child == 0)
 		run_child(path, argv, errpipe[1]);
-	if (waitpid(child, &status, WUNTRACED) != child ||
+	if (wait_stopped(child, &status) != child ||
 	    (rt_waitstatus_decode(child, status, &w), w.kind != RT_STOP_SIGNAL)) {
 		err = child_exec_error(errpipe[0]);
 		pr_err("%s: the program did not start", path);

@@ -337,16 +337,25 @@ static void on_tick(int sig)
 
 /* While attached or with --duration, the loop must wake up even when the
  * program makes no event: a timer interrupts waitpid every 100 ms. */
-static void tick(bool on)
+/* Every @us µs (0: never). */
+static void tick(long us)
 {
-	struct itimerval it = { { 0, 100000 }, { 0, 100000 } };
-	struct sigaction sa = { .sa_handler = on ? on_tick : SIG_DFL };
+	struct itimerval it = { { 0, us }, { 0, us } };
+	struct sigaction sa = { .sa_handler = us ? on_tick : SIG_DFL };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, NULL);
-	if (!on)
-		memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* How often rtrace wakes up while the program runs: to see the time to
+ * leave, and, with the inline engine, to empty the rings while their
+ * threads go on (a full ring stops its thread). */
+static long tick_us(const struct rt_opts *o, bool leaving)
+{
+	if (o->engine != RT_ENGINE_TRAP)
+		return 2000;
+	return leaving ? 100000 : 0;
 }
 
 static char *join_args(const struct rt_opts *o)
@@ -452,12 +461,12 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	pid_t pid;
 
 	catch_stop_signals(true);
-	tick(o->duration_ns != 0);
 	if (rt_launch(t->path, o->argv, rt_tracee_options(true, true), &pid)) {
 		catch_stop_signals(false);
 		return RT_EXIT_TRACE;
 	}
 	child_pid = pid;
+	tick(tick_us(o, o->duration_ns != 0));
 	if (open_log(o, t, cost, pid, w)) {
 		/* it is stopped before its exec: nothing of it has run */
 		kill(pid, SIGKILL);
@@ -472,7 +481,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		kill(pid, SIGKILL);
 	rt_tracer_free(tr);
 	child_pid = 0;
-	tick(false);
+	tick(0);
 	catch_stop_signals(false);
 	return res->failed ? RT_EXIT_TRACE : 0;
 }
@@ -511,7 +520,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		return RT_EXIT_USAGE;
 	cfg.log = *w;
 	catch_stop_signals(true);
-	tick(true);
+	tick(tick_us(o, true));
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
@@ -519,7 +528,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		trace_loop(tr, o, res);
 		rt_tracer_free(tr);
 	}
-	tick(false);
+	tick(0);
 	catch_stop_signals(false);
 	if (err)
 		res->failed = true;

@@ -876,8 +876,12 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	struct decision d;
 	int err = rt_wait_any(&w);
 
-	if (err == -EINTR)
+	if (err == -EINTR) {
+		/* the timer: empty the rings while their threads run */
+		rt_tasks_for_each_process(tr->tasks, p)
+			drain_process(tr, p);
 		return RT_STEP_CONTINUE;
+	}
 	if (err == -ECHILD)
 		return RT_STEP_ALL_EXITED;
 	if (err) {

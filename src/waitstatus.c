@@ -91,7 +91,13 @@ int rt_wait_any(struct rt_wait *w)
 
 int rt_wait_tid(pid_t tid, struct rt_wait *w)
 {
-	return wait_one(tid, w);
+	int err;
+
+	/* only the main loop's wait is meant to be interrupted (a timer) */
+	do
+		err = wait_one(tid, w);
+	while (err == -EINTR);
+	return err;
 }
 
 int rt_waitstatus_shell_code(int raw)

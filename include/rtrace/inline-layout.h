@@ -18,7 +18,7 @@
 #define RTRACE_INLINE_LAYOUT_H
 
 #define RT_IA_SLOTS 256            /* threads with a ring at one time */
-#define RT_IA_CAP 4096             /* events per ring (a power of two) */
+#define RT_IA_CAP 16384            /* events per ring (a power of two) */
 #define RT_IA_EVENT 40             /* bytes per event, as in the log */
 #define RT_IA_PROBES 16            /* table slots a lookup tries */
 
