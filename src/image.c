@@ -56,7 +56,25 @@ static uint32_t func_flags(const struct rt_plan_func *pf)
 	}
 }
 
-static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
+/* Each function's sites, and those patched when @inl (the process has
+ * its event area), into its row. */
+static void count_sites(const struct rt_plan *plan, bool inl,
+			struct rt_log_func *rows, size_t n)
+{
+	uint32_t first = n ? rt_plan_func(plan, 0)->id : 0;
+
+	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+
+		if (pr->func - first >= n)
+			continue;
+		rows[pr->func - first].sites++;
+		rows[pr->func - first].inline_sites += inl && pr->patch_len;
+	}
+}
+
+static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
+		      bool inl)
 {
 	const struct rt_plan *plan = img->plan;
 	size_t n = rt_plan_nfuncs(plan);
@@ -80,6 +98,7 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img)
 		else
 			tr->st.funcs++;
 	}
+	count_sites(plan, inl, rows, n);
 	rt_evlog_write_funcs(tr->cfg.log, rows, n);
 	free(rows);
 }
@@ -429,7 +448,7 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 		pr_warn("process %d: no probes in %s", p->pid, path);
 		return;
 	}
-	log_funcs(tr, img);
+	log_funcs(tr, img, false);
 	pr_dbg("process %d: %s at %" PRIxRADDR ", %zu probes", p->pid, path,
 	       base, rt_plan_nprobes(plan));
 }
@@ -482,5 +501,5 @@ void rt_image_log(struct rt_tracer *tr, struct rt_process *p)
 
 	rt_evlog_write_process(tr->cfg.log, p->pid, p->ppid, exe ? exe : "");
 	free(exe);
-	log_funcs(tr, p->img);
+	log_funcs(tr, p->img, p->ia != NULL);
 }

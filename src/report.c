@@ -219,6 +219,17 @@ static bool was_called(const struct rt_profile *prof, uint32_t id)
 	return false;
 }
 
+/* The inline engine's sites: how many were patched, and the functions
+ * that kept a breakpoint somewhere. */
+static void count_sites(struct rt_report *rep, const struct rt_log_func *fn)
+{
+	rep->sites += fn->sites;
+	rep->inline_sites += fn->inline_sites;
+	if (fn->inline_sites < fn->sites)
+		rep->trapped[rep->ntrapped++] = (struct rt_report_trapped){
+			fn->name, fn->sites, fn->inline_sites };
+}
+
 /* The selected functions that could not be probed, and those probed that
  * were never called. */
 static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
@@ -228,11 +239,13 @@ static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
 
 	rep->refused = xcalloc(n + 1, sizeof(*rep->refused));
 	rep->uncalled = xcalloc(n + 1, sizeof(*rep->uncalled));
+	rep->trapped = xcalloc(n + 1, sizeof(*rep->trapped));
 	for (size_t i = 0; i < n; i++) {
 		const struct rt_log_func *fn = rt_evlog_func(r, i);
 
 		if (!fn || (fn->flags & RT_FUNC_HELPER))
 			continue;
+		count_sites(rep, fn);
 		if (!fn->refusal) {
 			rep->nfuncs_probed++;
 			if (!was_called(prof, fn->id))
@@ -284,6 +297,7 @@ void rt_report_free(struct rt_report *rep)
 		return;
 	free(rep->rows);
 	free(rep->refused);
+	free(rep->trapped);
 	free(rep->uncalled);
 	free(rep->tests);
 	rt_analysis_summary_release(&rep->sum);

@@ -94,6 +94,8 @@ struct rt_log_func {
 	const char *module;      /* file the function lives in */
 	const char *file;        /* source file, or NULL */
 	uint32_t flags;          /* RT_FUNC_* */
+	uint32_t sites;          /* probe sites: entry, returns, jumps out */
+	uint32_t inline_sites;   /* of which the inline engine patched */
 };
 
 enum rt_func_flags {

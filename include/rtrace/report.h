@@ -32,6 +32,12 @@ struct rt_report_refused {
 	const char *reason;        /* static string */
 };
 
+/* A function some of whose sites kept a breakpoint (inline engine). */
+struct rt_report_trapped {
+	const char *name;
+	unsigned sites, inline_sites;
+};
+
 enum rt_report_mode {
 	RT_REPORT_TIMES,      /* entries and exits: counts and times */
 	RT_REPORT_COUNT,      /* --count: entries only */
@@ -52,6 +58,9 @@ struct rt_report {
 	size_t nrefused;
 	struct rt_report_refused *refused;
 	size_t nfuncs_probed;           /* functions in the tables */
+	uint64_t sites, inline_sites;   /* probe sites, patched ones */
+	struct rt_report_trapped *trapped;  /* when some were patched */
+	size_t ntrapped;
 	const char **uncalled;          /* probed, never called (names) */
 	size_t nuncalled;
 	const char **tests;             /* names of the --by test groups */

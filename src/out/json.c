@@ -40,6 +40,8 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "calls", rep->sum.calls, true);
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
 	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
+	json_u64(out, "sites", rep->sites, true);
+	json_u64(out, "inline_sites", rep->inline_sites, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
 	fprintf(out, "\"mode\": \"%s\", ",
@@ -94,6 +96,14 @@ static int json_write(FILE *out, const struct rt_report *rep,
 		fputs(", \"reason\": ", out);
 		rt_json_string(out, rep->refused[i].reason);
 		fputc('}', out);
+	}
+	fputs("],\n\"breakpoint_sites\": [", out);
+	/* (with breakpoints everywhere, the list would be every function) */
+	for (size_t i = 0; rep->inline_sites && i < rep->ntrapped; i++) {
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		rt_json_string(out, rep->trapped[i].name);
+		fprintf(out, ", \"sites\": %u, \"inline\": %u}",
+			rep->trapped[i].sites, rep->trapped[i].inline_sites);
 	}
 	fputs("],\n\"not_called\": [", out);
 	for (size_t i = 0; i < rep->nuncalled; i++) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The table people read: one row per function, sorted by self time. */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,25 @@ static void print_header(FILE *out, const struct rt_report *rep)
 	else
 		fputs("# times are raw: they include rtrace's cost per stop\n",
 		      out);
+}
+
+#define TRAPPED_SHOWN 5
+
+/* With the inline engine: the sites that kept a breakpoint. */
+static void print_trapped(FILE *out, const struct rt_report *rep)
+{
+	if (!rep->inline_sites)
+		return;
+	fprintf(out, "inline: %" PRIu64 " of %" PRIu64 " sites patched",
+		rep->inline_sites, rep->sites);
+	for (size_t i = 0; i < rep->ntrapped && i < TRAPPED_SHOWN; i++)
+		fprintf(out, "%s%s (%u of %u)", i ? ", " : "; breakpoints in ",
+			rep->trapped[i].name,
+			rep->trapped[i].sites - rep->trapped[i].inline_sites,
+			rep->trapped[i].sites);
+	if (rep->ntrapped > TRAPPED_SHOWN)
+		fprintf(out, " and %zu more", rep->ntrapped - TRAPPED_SHOWN);
+	fputs(rep->ntrapped ? " (rtrace -l says why)\n" : "\n", out);
 }
 
 static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
@@ -195,6 +215,7 @@ static int text_write(FILE *out, const struct rt_report *rep,
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
+	print_trapped(out, rep);
 	return ferror(out) ? -EIO : 0;
 }
 
