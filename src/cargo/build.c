@@ -253,6 +253,11 @@ int crt_build(const struct crt_opts *o, struct crt_build *b)
 		fprintf(stderr, "cargo-rtrace: cargo built no executable\n");
 		return 2;
 	}
+	if (o->cmd == CRT_RUN && b->n > 1) {	/* cargo run refuses too */
+		fprintf(stderr, "cargo-rtrace: cargo built %zu programs; pick "
+			"one with --bin NAME or --example NAME\n", b->n);
+		return 2;
+	}
 	return 0;
 }
 
