@@ -21,9 +21,10 @@
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
-/* rtrace needs the symbol table and is better with line tables; the
- * release and bench profiles drop both by default.  A value the user set
- * in the environment wins. */
+/* rtrace needs the symbol table and is better with line tables: the
+ * release and bench profiles have no debug information by default, and a
+ * project may strip its symbols.  A value the user set in the environment
+ * wins. */
 static void keep_debug_info(void)
 {
 	static const char *const profiles[] = { "DEV", "RELEASE", "TEST",
