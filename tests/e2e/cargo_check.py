@@ -6,7 +6,8 @@
 and the program's (empty) unit tests; the calls of each test must be those
 that the crate's construction gives (src/lib.rs, the comment on each test),
 in each binary's log and in the merged report.  `cargo rtrace run` must
-give count_lines(N) plus top(5).  Then the errors: no Cargo.toml, a build
+give count_lines(N) plus top(5), `cargo rtrace bench` three times
+count_lines(200).  Then the errors: no Cargo.toml, a build
 that fails (cargo's status comes back), no cargo.
 
 Exits 77 (skipped) when cargo is not installed.
@@ -139,6 +140,27 @@ def check_run(opts, crate, env):
     compare("cargo rtrace run -- 120", got, want)
 
 
+def check_bench(opts, crate, env):
+    """benches/throughput.rs runs count_lines(200) three times; cargo
+    passes --bench to it, and the bench profile is optimised."""
+    logs = os.path.join(crate, "bench-logs")
+    r = cargo_rtrace(opts, crate, "bench", "--count", "--bench",
+                     "throughput", "--log-dir", logs, env=env)
+    if r.returncode:
+        FAILS.append(f"cargo rtrace bench: status {r.returncode}\n"
+                     f"{r.stderr[-3000:]}")
+        return
+    files = glob.glob(os.path.join(logs, "throughput-*.data"))
+    if len(files) != 1:
+        FAILS.append(f"cargo rtrace bench: logs {files}")
+        return
+    rep = report(opts.rtrace, files[0])
+    want = {k: 3 * v for k, v in count_lines(200).items()}
+    compare("cargo rtrace bench", crate_calls(rep["functions"]), want)
+    if not rep["command"].endswith(" --bench"):
+        FAILS.append(f"bench run without --bench: {rep['command']}")
+
+
 def check_errors(opts, crate, env):
     empty = tempfile.mkdtemp(dir=opts.build)
     r = cargo_rtrace(opts, empty, "test", env=env)
@@ -147,7 +169,7 @@ def check_errors(opts, crate, env):
     broken = os.path.join(opts.build, "wordcount-broken")
     shutil.rmtree(broken, ignore_errors=True)
     shutil.copytree(crate, broken, ignore=shutil.ignore_patterns(
-        "target", "logs", "run-logs"))
+        "target", "logs", "run-logs", "bench-logs"))
     with open(os.path.join(broken, "src/text.rs"), "a") as f:
         f.write("\nfn broken( {\n")
     r = cargo_rtrace(opts, broken, "test", env=env)
@@ -181,6 +203,7 @@ def main():
     env.pop("CARGO_TARGET_DIR", None)
     check_test(opts, crate, env)
     check_run(opts, crate, env)
+    check_bench(opts, crate, env)
     check_errors(opts, crate, env)
     for f in FAILS:
         print("NG " + f)
