@@ -8,7 +8,8 @@ Checks, and says which check failed and where:
 
   options    every option of `rtrace --help` is described in
              docs/man/rtrace.md and every option described there is in
-             --help; the same for cargo-rtrace
+             --help; the same for cargo-rtrace; the options of the other
+             rtrace-*.md pages exist
   links      every relative link in README.md and docs/ resolves, the
              #anchor included
   man        every page of docs/man/ was built, and man -l renders it
@@ -73,6 +74,16 @@ def check_options(program, page):
         fail(name, f"option {o} is in --help but not under OPTIONS")
     for o in sorted(doc - have):
         fail(name, f"option {o} is under OPTIONS but not in --help")
+
+
+def check_sub_options(program, src):
+    """rtrace-*.md describe a subset: each of their options must exist."""
+    have = help_options(program)
+    for name in sorted(os.listdir(os.path.join(src, "docs/man"))):
+        if name.startswith("rtrace-") and name.endswith(".md"):
+            for o in sorted(man_options(os.path.join(src, "docs/man",
+                                                     name)) - have):
+                fail(name, f"option {o} is not in rtrace --help")
 
 
 # ---- links -------------------------------------------------------------------
@@ -276,6 +287,7 @@ def main():
                       os.path.join(src, "docs/man/rtrace.md"))
         check_options(os.path.join(build, "cargo-rtrace"),
                       os.path.join(src, "docs/man/cargo-rtrace.md"))
+        check_sub_options(os.path.join(build, "rtrace"), src)
     if a.only in (None, "links"):
         check_links(src)
     if a.only in (None, "man"):
