@@ -71,9 +71,10 @@ void crt_build_free(struct crt_build *b);
 int crt_trace_all(const struct crt_opts *o, const struct crt_build *b);
 
 /* Runs @argv (argv[0] searched in PATH) in directory @cwd (NULL: this
- * one) with standard output on @out_fd (-1: unchanged) and waits for it.
- * Returns its exit status as a shell sees it, 127 when it cannot be
- * started. */
-int crt_spawn_wait(char *const argv[], const char *cwd, int out_fd);
+ * one) with standard output on @out_fd and standard error on @err_fd (-1:
+ * unchanged) and waits for it.  Returns its exit status as a shell sees
+ * it, 127 when it cannot be started. */
+int crt_spawn_wait(char *const argv[], const char *cwd, int out_fd,
+		   int err_fd);
 
 #endif

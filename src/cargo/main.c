@@ -66,7 +66,8 @@ void crt_argv_free(struct crt_argv *a)
 	a->n = 0;
 }
 
-int crt_spawn_wait(char *const argv[], const char *cwd, int out_fd)
+int crt_spawn_wait(char *const argv[], const char *cwd, int out_fd,
+		   int err_fd)
 {
 	int status;
 	pid_t pid = fork();
@@ -74,6 +75,8 @@ int crt_spawn_wait(char *const argv[], const char *cwd, int out_fd)
 	if (pid == 0) {
 		if (out_fd >= 0)
 			dup2(out_fd, STDOUT_FILENO);
+		if (err_fd >= 0)
+			dup2(err_fd, STDERR_FILENO);
 		if (cwd && chdir(cwd)) {
 			fprintf(stderr, "cargo-rtrace: %s: %s\n", cwd,
 				strerror(errno));

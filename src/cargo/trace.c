@@ -63,7 +63,7 @@ static bool selects(const struct crt_opts *o, const char *exe,
 	char *argv[] = { (char *)o->rtrace, "-l", "-q", "-f", (char *)glob,
 			 "--", (char *)exe, NULL };
 	int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-	int status = crt_spawn_wait(argv, NULL, devnull);
+	int status = crt_spawn_wait(argv, NULL, devnull, devnull);
 
 	close(devnull);
 	return status == 0;
@@ -129,7 +129,8 @@ static int trace_one(const struct crt_opts *o, const struct crt_exe *e,
 		crt_argv_push(&a, o->prog_args.v[i]);
 	fprintf(stderr, "cargo-rtrace: tracing %s (%s)\n", e->what, e->path);
 	/* cargo runs tests and benches in their package's directory */
-	status = crt_spawn_wait(a.v, o->cmd == CRT_RUN ? NULL : e->pkg_dir, -1);
+	status = crt_spawn_wait(a.v, o->cmd == CRT_RUN ? NULL : e->pkg_dir, -1,
+				-1);
 	crt_argv_free(&a);
 	return status;
 }
@@ -148,7 +149,7 @@ static int report_all(const struct crt_opts *o, const struct crt_argv *logs)
 		crt_argv_push(&a, logs->v[i]);
 	fprintf(stderr, "cargo-rtrace: the %zu executables together:\n",
 		logs->n);
-	status = crt_spawn_wait(a.v, NULL, STDERR_FILENO);
+	status = crt_spawn_wait(a.v, NULL, STDERR_FILENO, -1);
 	crt_argv_free(&a);
 	return status;
 }
