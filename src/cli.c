@@ -13,6 +13,7 @@
 #define PR_DOMAIN RT_DOM_CLI
 #include "rtrace/cli.h"
 #include "rtrace/log.h"
+#include "rtrace/merge.h"
 #include "rtrace/util.h"
 #include "rtrace/viewopts.h"
 
@@ -73,7 +74,7 @@ static const struct option long_opts[] = {
 static const char help_text[] =
 "Usage: rtrace [OPTIONS] [--] PROGRAM [ARGS...]\n"
 "       rtrace record [OPTIONS] [--] PROGRAM [ARGS...]\n"
-"       rtrace report [OPTIONS] [LOG]\n"
+"       rtrace report [OPTIONS] [LOG...]\n"
 "       rtrace tree [OPTIONS] [LOG]\n"
 "       rtrace replay [OPTIONS] [LOG]\n"
 "       rtrace export --format=FMT [-o FILE] [OPTIONS] [LOG]\n"
@@ -88,7 +89,8 @@ static const char help_text[] =
 "Commands:\n"
 "  (none)          record PROGRAM into the log, then print the report\n"
 "  record          record PROGRAM into the log only\n"
-"  report [LOG]    print the report of a log (default rtrace.data)\n"
+"  report [LOG...] print the report of a log (default rtrace.data); of\n"
+"                  several logs, one table that adds them up by name\n"
 "  tree [LOG]      print the call tree: every calling context, its calls,\n"
 "                  total and self time (= report --tree)\n"
 "  replay [LOG]    print the timeline: each entry and exit, indented by\n"
@@ -379,9 +381,9 @@ static int check_operands(struct rt_opts *o)
 	if (o->cmd == RT_CMD_EXPORT)
 		return 0;
 	if (o->cmd == RT_CMD_REPORT) {
-		if (o->argc > 1)
-			return bad("report takes one log file, not '%s'",
-				   o->argv[1]);
+		/* several logs: only the table, which merges them */
+		if (o->argc > 1 && rt_merge_check(o))
+			return -EINVAL;
 		o->log_path = o->argc ? o->argv[0] :
 			      o->log_path ? o->log_path : "rtrace.data";
 		return 0;

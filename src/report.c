@@ -18,7 +18,7 @@
 #include "rtrace/report.h"
 #include "rtrace/util.h"
 
-static void merge_stats(struct rt_fstats *into, const struct rt_fstats *st)
+void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st)
 {
 	into->calls += st->calls;
 	into->total += st->total;
@@ -64,7 +64,7 @@ static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 		struct rt_report_row *prev = out ? &rows[out - 1] : NULL;
 
 		if (prev && same_row(prev, &rows[i], by_name)) {
-			merge_stats(&prev->st, &rows[i].st);
+			rt_report_add_stats(&prev->st, &rows[i].st);
 			prev->instances += prev->fn != rows[i].fn;
 			continue;
 		}
@@ -205,9 +205,15 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 	k = merge_rows(rep->rows, k, false);
 	if (!o->instances)
 		k = merge_rows(rep->rows, k, true);
-	k = filter_rows(rep->rows, k, o);
+	rep->nrows_all = filter_rows(rep->rows, k, o);
+	rt_report_sort(rep, o);
+}
+
+void rt_report_sort(struct rt_report *rep, const struct rt_opts *o)
+{
+	size_t k = rep->nrows_all;
+
 	qsort_r(rep->rows, k, sizeof(*rep->rows), cmp_sort, (void *)&o->sort);
-	rep->nrows_all = k;
 	rep->nrows = o->limit > 0 && (size_t)o->limit < k ? (size_t)o->limit : k;
 }
 

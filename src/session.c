@@ -26,6 +26,7 @@
 #include "rtrace/probes.h"
 #include "rtrace/report.h"
 #include "rtrace/memprof.h"
+#include "rtrace/merge.h"
 #include "rtrace/session.h"
 #include "rtrace/stackview.h"
 #include "rtrace/symbols.h"
@@ -725,6 +726,8 @@ static int report_mem_only(const struct rt_opts *o)
 
 int rt_session_report(const struct rt_opts *o)
 {
+	if (o->argc > 1)
+		return rt_merge_report(o, o->argv, o->argc, stdout);
 	if (o->show_stacks)
 		return report_stacks(o);
 	if (o->mem)

@@ -73,6 +73,14 @@ struct rt_report {
 int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 		    const char *log_path, struct rt_report **out);
 
+/* Orders the nrows_all rows of @rep by o->sort (groups first) and sets
+ * nrows to o->limit of them. */
+void rt_report_sort(struct rt_report *rep, const struct rt_opts *o);
+
+/* Adds the figures of @st to @into: counts and times add up, min and max
+ * stay extremes. */
+void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st);
+
 /* Frees a report; accepts NULL. */
 void rt_report_free(struct rt_report *rep);
 

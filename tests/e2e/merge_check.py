@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""`rtrace report A B ...`: one table over several logs.
+
+The hotloop fixture is recorded with two loop sizes; the fixture prints
+the counts its construction gives (COUNT lines), and the merged report
+must give their sums, row by row.  Views that cannot merge, and logs
+recorded in different modes, are refused with one line and status 2.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def counts_of(stdout):
+    out = {}
+    for line in stdout.splitlines():
+        if line.startswith("COUNT "):
+            _, name, n = line.split()
+            out[name] = int(n)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rtrace", required=True)
+    ap.add_argument("--rustc", required=True)
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--build", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.build, exist_ok=True)
+    exe = os.path.join(a.build, "merge-hotloop")
+    r = run([a.rustc, "-C", "opt-level=1", "-g", "--edition", "2021", "-o",
+             exe, os.path.join(a.fixtures, "hotloop.rs")])
+    if r.returncode:
+        sys.exit("rustc failed:\n" + r.stderr)
+
+    fails = []
+    want = {}
+    logs = []
+    for n, mode in (("1000", []), ("2500", [])):
+        log = os.path.join(a.build, f"merge-{n}.data")
+        r = run([a.rtrace, "-q", *mode, "-o", log, "-f", "hotloop::*",
+                 "--", exe, n])
+        if r.returncode:
+            sys.exit(f"recording {n} failed:\n{r.stderr}")
+        for name, c in counts_of(r.stdout).items():
+            want[name] = want.get(name, 0) + c
+        logs.append(log)
+
+    r = run([a.rtrace, "report", "--format", "json", *logs])
+    got = {f["name"]: f["calls"] for f in json.loads(r.stdout)["functions"]}
+    for name, c in sorted(want.items()):
+        if got.get(name) != c:
+            fails.append(f"{name}: merged calls {got.get(name)}, "
+                         f"construction {c}")
+
+    # the same log twice counts twice
+    r = run([a.rtrace, "report", "--format", "json", logs[0], logs[0]])
+    twice = {f["name"]: f["calls"] for f in json.loads(r.stdout)["functions"]}
+    r0 = run([a.rtrace, "report", "--format", "json", logs[0]])
+    once = {f["name"]: f["calls"] for f in json.loads(r0.stdout)["functions"]}
+    if twice != {k: 2 * v for k, v in once.items()}:
+        fails.append(f"a log twice: {twice}, once: {once}")
+
+    # what does not merge says so in one line, status 2
+    count_log = os.path.join(a.build, "merge-count.data")
+    run([a.rtrace, "-q", "--count", "-o", count_log, "-f", "hotloop::*",
+         "--", exe, "10"])
+    for args in (["--tree"], ["--graph", "hotloop::*"], ["--by", "thread"]):
+        r = run([a.rtrace, "report", *args, *logs])
+        if r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1:
+            fails.append(f"report {args} of two logs: status "
+                         f"{r.returncode}, stderr {r.stderr!r}")
+    r = run([a.rtrace, "report", logs[0], count_log])
+    if r.returncode != 2 or "different modes" not in r.stderr:
+        fails.append(f"times + count logs: status {r.returncode}, "
+                     f"stderr {r.stderr!r}")
+
+    for f in fails:
+        print("NG " + f)
+    print("merge: " + ("OK" if not fails else f"{len(fails)} problem(s)"))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
