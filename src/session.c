@@ -336,16 +336,19 @@ static void on_tick(int sig)
 	(void)sig;  /* only to make waitpid return now and then */
 }
 
-/* While attached or with --duration, the loop must wake up even when the
- * program makes no event: a timer interrupts waitpid every 100 ms. */
-/* Every @us µs (0: never). */
+/* A timer that interrupts waitpid every @us µs (0: never), so that the
+ * loop wakes up even when the program makes no event.  The handler stays
+ * once installed: a timer signal already on its way when the timer stops
+ * must not find the default action, which would end rtrace (an exec
+ * resets it for the programs rtrace starts). */
 static void tick(long us)
 {
 	struct itimerval it = { { 0, us }, { 0, us } };
-	struct sigaction sa = { .sa_handler = us ? on_tick : SIG_DFL };
+	struct sigaction sa = { .sa_handler = on_tick };
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
+	if (us)
+		sigaction(SIGALRM, &sa, NULL);
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 

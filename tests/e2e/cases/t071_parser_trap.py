@@ -1,4 +1,4 @@
-# The parser-shaped program of t060 with breakpoints everywhere: the same
+# The parser-shaped program of t070 with breakpoints everywhere: the same
 # exact counts from the other engine, on a smaller input.
 fixture = "parser"
 args = ["3000"]
