@@ -114,13 +114,15 @@ static void act(struct rt_script_session *s, const struct rt_script_cmd *a,
 		for (size_t i = 4; i < a->nwords; i++)
 			printf(" %s", a->words[i]);
 		putchar('\n');
-		return;
+		break;
 	case RT_ACT_PRINT:
 		printf("%s %s: ", hit->name, a->at_exit ? "exit" : "entry");
 		print_values(stdout, a->vals, a->nvals, hit->regs, hit->tid,
 			     a->at_exit);
-		return;
+		break;
 	}
+	/* in order with what the program itself writes meanwhile */
+	fflush(stdout);
 }
 
 /* Runs the on-actions that match; whether any names the function. */
