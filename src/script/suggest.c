@@ -39,6 +39,22 @@ unsigned rt_edit_distance(const char *a, const char *b)
 	return d[la % 3][lb];
 }
 
+static bool anagram(const char *a, const char *b)
+{
+	unsigned count[256] = { 0 };
+
+	if (strlen(a) != strlen(b))
+		return false;
+	for (; *a; a++, b++) {
+		count[(unsigned char)*a]++;
+		count[(unsigned char)*b]--;
+	}
+	for (size_t i = 0; i < 256; i++)
+		if (count[i])
+			return false;
+	return true;
+}
+
 /* How far a word of @len characters may be from what was meant. */
 static unsigned allowed(size_t len)
 {
@@ -56,7 +72,10 @@ const char *rt_suggest(const char *word, const char *const *cands, size_t n)
 		if (!cands[i])
 			continue;
 		d = rt_edit_distance(word, cands[i]);
-		if (d < best_d) {
+		/* between equally near ones, the same letters in another
+		 * order is the likelier slip: "=<" is "<=" rather than "==" */
+		if (d < best_d || (d == best_d && anagram(word, cands[i]) &&
+				   !anagram(word, best))) {
 			best_d = d;
 			best = cands[i];
 		}

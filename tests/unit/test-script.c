@@ -160,7 +160,7 @@ TEST_CASE(errors_name_the_word_with_a_suggestion)
 	TEST_TRUE(error_is("frobnicate", 1, 1, "unknown command "
 			   "'frobnicate' (help lists the commands)"));
 	TEST_TRUE(error_is("expect calls a::f =< 3", 1, 19,
-			   "unknown comparison '=<'"));
+			   "unknown comparison '=<' (did you mean '<='?)"));
 	TEST_TRUE(error_is("expect calls a::f == 3x", 1, 22,
 			   "'3x' is not a whole number"));
 	TEST_TRUE(error_is("expect calls a::f == 99999999999999999999", 1,
