@@ -185,11 +185,13 @@ static const char help_text[] =
 "\n"
 "Scripted sessions (docs/commands.md):\n"
 "  -x, --script=FILE    run the commands of FILE (file, args, trace, break,\n"
-"                       run, expect, report, export...); PROGRAM ARGS, when\n"
-"                       given, are the program to run.  Exit status: 0 when\n"
-"                       every expect held, 1 when one failed (all are\n"
-"                       listed), 2 for a bad script or a run that could not\n"
-"                       start\n"
+"                       on, run, backtrace, print, expect, report, export...),\n"
+"                       checked whole first; PROGRAM ARGS, when given, are\n"
+"                       the program to run.  Every long option here is also\n"
+"                       a command: set NAME [VALUE].  Exit status: 0 when\n"
+"                       every expect held, 1 when one failed or a command\n"
+"                       could not run (all are listed), 2 for a bad script\n"
+"                       or a run that could not start\n"
 "  -i, --interactive    the same commands at a prompt, with line editing,\n"
 "                       history and tab completion of commands and function\n"
 "                       names\n"
@@ -224,8 +226,8 @@ static const char help_text[] =
 "  failures are: 2 bad usage or input (options, patterns, symbols, logs),\n"
 "  125 tracing failed (ptrace refused, I/O), 126 the program cannot be\n"
 "  executed (permissions, not an ELF program), 127 program not found.\n"
-"  -x and -i: 0 every expect held, 1 some expect failed, 2 bad script or\n"
-"  the program could not be started.\n";
+"  -x and -i: 0 every expect held, 1 an expect failed or a command could\n"
+"  not run, 2 a bad script or the program could not be started.\n";
 
 void rt_cli_help(FILE *out)
 {
