@@ -25,6 +25,10 @@ static void check_one(struct rt_script *s, const struct rt_script_cmd *c,
 
 	switch (c->kind) {
 	case RT_SC_FILE: st->program = true; break;
+	case RT_SC_SET:
+		/* set pid PID: run joins that process */
+		st->program |= c->name && strcmp(c->name, "pid") == 0;
+		break;
 	case RT_SC_BREAK: case RT_SC_TBREAK: st->stopper = true; break;
 	case RT_SC_RUN:
 		if (!st->program)

@@ -100,8 +100,9 @@ static void extra_patterns(struct rt_script_session *s, rt_str_vec *out)
 				vec_push(out, c->glob);
 }
 
+/* @pid: the process to join, or 0 to start the program. */
 static void start_run(struct rt_script_session *s, struct rt_opts *o,
-		      const struct rt_script_cmd *c, char ***argv)
+		      pid_t pid, char ***argv)
 {
 	*o = s->opts;
 	/* record only: the script prints reports when it says so */
@@ -110,8 +111,8 @@ static void start_run(struct rt_script_session *s, struct rt_opts *o,
 	extra_patterns(s, &o->also_trace);
 	o->hooks = &s->hooks;
 	o->log_path = run_log(s);
-	if (c->kind == RT_SC_ATTACH) {
-		o->attach_pid = c->n;
+	if (pid) {
+		o->attach_pid = pid;
 		*argv = NULL;
 	} else {
 		*argv = xcalloc(s->args.n + 2, sizeof(**argv));
@@ -128,25 +129,27 @@ static void start_run(struct rt_script_session *s, struct rt_opts *o,
 	s->skip = 0;
 	s->finish.on = false;
 	s->started = false;
-	s->attached = c->kind == RT_SC_ATTACH;
+	s->attached = pid != 0;
 	s->running = true;
 }
 
 static void do_run(struct rt_script_session *s, const struct rt_script_cmd *c)
 {
+	/* attach PID, or run after set pid PID (-p): a process to join */
+	pid_t pid = c->kind == RT_SC_ATTACH ? (pid_t)c->n : s->opts.attach_pid;
 	struct rt_opts o;
 	char **argv;
 	int code;
 
 	if (c->kind == RT_SC_RUN && c->nwords)
 		set_args(s, c->words, c->nwords);
-	if (c->kind == RT_SC_RUN && !s->file) {
+	if (!pid && !s->file) {
 		rt_sess_fail(s, c, "run: no program: say which with file "
 			     "PROGRAM (or rtrace -x FILE -- PROGRAM)");
 		s->bad = true;
 		return;
 	}
-	start_run(s, &o, c, &argv);
+	start_run(s, &o, pid, &argv);
 	code = o.cmd == RT_CMD_LIST ? rt_session_list(&o)
 				    : rt_session_record(&o);
 	s->running = false;
@@ -157,8 +160,9 @@ static void do_run(struct rt_script_session *s, const struct rt_script_cmd *c)
 		return;
 	}
 	if (!s->started) {
-		rt_sess_fail(s, c, "%s: the program could not be started",
-			     c->kind == RT_SC_RUN ? "run" : "attach");
+		rt_sess_fail(s, c, "%s: the program could not be %s",
+			     c->kind == RT_SC_RUN ? "run" : "attach",
+			     pid ? "joined" : "started");
 		s->bad = s->quit = true;
 		return;
 	}
