@@ -90,7 +90,8 @@ static void drop_report(struct rt_script_session *s)
 static void extra_patterns(struct rt_script_session *s, rt_str_vec *out)
 {
 	vec_for_each(&s->breaks, b)
-		vec_push(out, b->cmd->glob);
+		if (!b->deleted)
+			vec_push(out, b->cmd->glob);
 	vec_for_each(&s->actions, a)
 		vec_push(out, (*a)->glob);
 	vec_for_each(&s->scripts, sc)
@@ -145,8 +146,7 @@ static void do_run(struct rt_script_session *s, const struct rt_script_cmd *c)
 		set_args(s, c->words, c->nwords);
 	if (!pid && !s->file) {
 		rt_sess_fail(s, c, "run: no program: say which with file "
-			     "PROGRAM (or rtrace -x FILE -- PROGRAM)");
-		s->bad = true;
+			     "PROGRAM (or rtrace -i PROGRAM)");
 		return;
 	}
 	start_run(s, &o, pid, &argv);
@@ -163,7 +163,8 @@ static void do_run(struct rt_script_session *s, const struct rt_script_cmd *c)
 		rt_sess_fail(s, c, "%s: the program could not be %s",
 			     c->kind == RT_SC_RUN ? "run" : "attach",
 			     pid ? "joined" : "started");
-		s->bad = s->quit = true;
+		/* a file stops there; at the prompt one can fix and retry */
+		s->bad = s->quit = !s->read;
 		return;
 	}
 	s->last_log = o.log_path;
@@ -650,7 +651,5 @@ int rt_script_run_prompt(const struct rt_opts *o, rt_script_reader rd,
 	s->read = rd;
 	s->read_ctx = ctx;
 	loop(s);
-	/* at the prompt a failed command was said at once: only the
-	 * expectations and a run that could not start decide the status */
 	return sess_free(s);
 }

@@ -7,6 +7,9 @@
 Drives the prompt the way a person does, keys and all, on the recursion
 fixture (arguments 3 7 12: descend is called 4 times, first with 3):
 
+  patterns     a break on a misspelt function: the run says so at the
+               line of the break, with the right name, and does not start;
+               the prompt goes on
   completion   Tab completes a command word (tbrea -> tbreak), a
                function name of the program (recursion::desc ->
                recursion::descend), and a double Tab lists the topics of
@@ -97,6 +100,13 @@ def session(rtrace, exe, home):
     out = p.read_until(PROMPT)
     row("prompt shown", PROMPT in out, show(out))
 
+    out = p.send(b"break recursion::descen\r", PROMPT)
+    out = p.send(b"run\r", PROMPT)
+    row("a pattern that names nothing: said at the run, with a suggestion",
+        b"rtrace: <prompt>:1:7: pattern 'recursion::descen' matches no function in "
+        in out and b"(did you mean 'recursion::descend'?)" in out
+        and b"<prompt>:2:1: run: the program could not be started" in out, show(out))
+    out = p.send(b"delete\r", PROMPT)
     out = p.send(b"info \t\t", b"threads")
     row("double Tab lists the topics of info",
         all(w in out for w in (b"threads", b"breaks", b"counters")), show(out))
@@ -110,7 +120,7 @@ def session(rtrace, exe, home):
 
     out = p.send(b"run\r", STOPPED)
     row("run stops at the break",
-        b"stopped at recursion::descend entry (break 1, thread" in out, show(out))
+        b"stopped at recursion::descend entry (break 2, thread" in out, show(out))
     out = p.send(b"print arg0\r", STOPPED)
     row("print arg0 at the first call", b"arg0 = 3 (0x3)" in out, show(out))
     out = p.send(b"\x1b[A\r", STOPPED)

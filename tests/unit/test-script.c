@@ -441,3 +441,73 @@ TEST_CASE(expect_counter)
 	free(why);
 	rt_script_free(s);
 }
+
+/* ---- files and source ------------------------------------------------------ */
+
+static void put(const char *dir, const char *name, const char *text, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	fwrite(text, 1, len, f);
+	fclose(f);
+}
+
+#define PUT(dir, name, text) put(dir, name, text, sizeof(text) - 1)
+
+/* The errors of file @name of @dir, "FILE:LINE:COL: message" a line,
+ * with @dir taken out of the file names. */
+static char *file_errors(const char *dir, const char *name, size_t *ncmds)
+{
+	struct rt_script *s = rt_script_new();
+	char path[256], *out = calloc(1, 4096);
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	rt_script_parse_file(s, path);
+	for (size_t i = 0; i < s->errors.n; i++)
+		snprintf(out + strlen(out), 4096 - strlen(out), "%s:%u:%u: %s\n",
+			 s->errors.v[i].file + strlen(dir) + 1,
+			 s->errors.v[i].line, s->errors.v[i].col,
+			 s->errors.v[i].msg);
+	*ncmds = s->cmds.n;
+	rt_script_free(s);
+	return out;
+}
+
+TEST_CASE(source_in_place_and_its_errors)
+{
+	char dir[] = "/tmp/rtrace-test-script.XXXXXX", *e, cmd[128];
+	size_t n;
+
+	TEST_TRUE(mkdtemp(dir) != NULL);
+	PUT(dir, "a.rtx", "echo a\nsource b.rtx\necho c\n");
+	PUT(dir, "b.rtx", "echo b\nfrob\n");
+	PUT(dir, "self.rtx", "source self.rtx\n");
+	PUT(dir, "gone.rtx", "echo x\n  source nope.rtx\n");
+	put(dir, "nul.rtx", "echo a\0b\n", 9);
+	e = file_errors(dir, "a.rtx", &n);
+	TEST_STREQ(e, "b.rtx:2:1: unknown command 'frob' (help lists the "
+		      "commands)\n");
+	TEST_EQ(n, 4);  /* echo a, echo b, frob, echo c */
+	free(e);
+	e = file_errors(dir, "self.rtx", &n);
+	TEST_TRUE(strstr(e, "self.rtx:1:8: source: files nested 16 deep "
+			 "(does ") == e);
+	TEST_TRUE(strstr(e, "/self.rtx source itself?)\n") != NULL);
+	free(e);
+	e = file_errors(dir, "gone.rtx", &n);
+	TEST_TRUE(strstr(e, "gone.rtx:2:10: source: cannot read ") == e);
+	TEST_TRUE(strstr(e, "nope.rtx: No such file or directory\n") != NULL);
+	free(e);
+	e = file_errors(dir, "nul.rtx", &n);
+	TEST_STREQ(e, "nul.rtx:0:0: a NUL byte: not a text file\n");
+	free(e);
+	e = file_errors(dir, "none.rtx", &n);
+	TEST_STREQ(e, "none.rtx:0:0: cannot read it: No such file or "
+		      "directory\n");
+	free(e);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	TEST_TRUE(system(cmd) == 0);
+}
