@@ -847,7 +847,11 @@ int rt_tracer_resume(struct rt_tracer *tr)
 		memset(tr->no_action, 0, tr->nno_action);
 	if (!th)
 		return -ESRCH;
-	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, ts - tr->held_since, ts);
+	/* stamped when the wait began, as the delays of on_trap() are: the
+	 * analysis keeps a thread's clock from running backwards, so a
+	 * delay stamped at its end would not be taken out */
+	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, ts - tr->held_since,
+		tr->held_since);
 	resume(tr, th, &D_CONT);
 	return 0;
 }
