@@ -627,7 +627,7 @@ int rt_script_run_file(const struct rt_opts *o, const char *path)
 	rt_script_parse_file(sc, path);
 	if (sc->cmds.n || !sc->errors.n) {
 		rt_script_check(sc);
-		rt_script_check_order(sc, o->argc > 0);
+		rt_script_check_order(sc, o->argc > 0 || o->attach_pid);
 		rt_script_check_patterns(sc, o->argc ? o->argv[0] : NULL);
 	}
 	if (sc->errors.n) {

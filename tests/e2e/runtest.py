@@ -207,6 +207,7 @@ SESSION CASES (a case with session: rtrace -x, a command file)
       "stderr_matches": [r"..."],        # regexes
       "stderr_lines": 2,                 # exact number of lines
       "stdout_empty": True,              # nothing on stdout
+      "stdout_lacks": ["..."],           # substrings that must not show
       "files": ["run.rtrace"],           # files the session wrote in {tmp}
       "program": True,                   # pass -- FIXTURE ARGS (default)
   }
@@ -1441,6 +1442,8 @@ def check_session_output(cx, ses, r, expand):
             rx = expand(rx)
             ok = re.search(rx, text, re.MULTILINE) is not None
             cx.row("%s matches /%s/" % (key, rx), "OK" if ok else "NG", detail=detail)
+    for p in ses.get("stdout_lacks", []):
+        cx.row("stdout lacks %s" % p, "NG" if expand(p) in out else "OK", detail=detail)
     if ses.get("stdout_empty"):
         cx.row("stdout empty", "OK" if not r.out else "NG", "0 bytes",
                "%d bytes" % len(r.out), detail=detail)
