@@ -518,8 +518,11 @@ static bool read_line(struct rt_script_session *s)
 	sc->line0 = lineno++;
 	if (rt_script_parse_text(sc, "<prompt>", line, false) ||
 	    rt_script_check(sc)) {
+		/* the line does not run: for the exit status, a command
+		 * that could not run */
 		rt_script_print_errors(sc, stderr);
 		rt_script_free(sc);
+		s->failed++;
 	} else {
 		vec_push(&s->scripts, sc);
 		s->list = sc;

@@ -20,6 +20,8 @@ fixture (arguments 3 7 12: descend is called 4 times, first with 3):
   expect       an expect that holds says so, one that fails says why with
                the fixture's count; quit then ends with exit status 1
   history      the lines are kept in $HOME/.rtrace_history
+  piped        without a terminal, lines are read as they come and no
+               prompt is printed; a bad line is said and counts (exit 1)
 
 Each check prints OK or NG; the exit status is 0 only when none is NG.
 """
@@ -149,6 +151,24 @@ def session(rtrace, exe, home):
     row("history kept in $HOME/.rtrace_history", "run" in hist and "quit" in hist, hist)
 
 
+def piped(rtrace, exe):
+    """Without a terminal: lines read as they come, no prompt printed."""
+    import subprocess
+    r = subprocess.run([rtrace, "-i", exe, "3", "7", "12"], capture_output=True,
+                       input=b"tbreak recursion::descend\nrun\nprint arg0\nc\n"
+                             b"expect calls recursion::descend == 4\n",
+                       timeout=60)
+    row("piped: commands run, no prompt shown, exit 0",
+        r.returncode == 0 and b"arg0 = 3 (0x3)" in r.stdout and b"expect held" in r.stdout
+        and b"(rtrace" not in r.stdout, "exit %d %r" % (r.returncode, r.stdout[-300:]))
+    r = subprocess.run([rtrace, "-i", exe], capture_output=True, input=b"frob\necho after\n",
+                       timeout=60)
+    row("piped: a bad line is said, the next runs, exit 1",
+        r.returncode == 1 and r.stdout == b"after\n" and r.stderr ==
+        b"rtrace: <prompt>:1:1: unknown command 'frob' (help lists the commands)\n",
+        "exit %d %r %r" % (r.returncode, r.stdout, r.stderr))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     ap.add_argument("--rtrace", required=True)
@@ -168,6 +188,7 @@ def main():
     home = tempfile.mkdtemp(prefix="rtrace-e2e-prompt.")
     try:
         session(os.path.abspath(opts.rtrace), b.exe, home)
+        piped(os.path.abspath(opts.rtrace), b.exe)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     print("%d NG" % len(FAILED))
