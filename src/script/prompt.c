@@ -8,6 +8,7 @@
  * When standard input is not a terminal, lines are read plainly and no
  * prompt is printed, so that commands can be piped in.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,21 +199,44 @@ static char *read_plain(void)
 	return line;
 }
 
-static char *reader(void *ctx, struct rt_script_session *s, const char *prompt)
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
 {
-	bool *tty = ctx;
+	(void)sig;
+	interrupted = 1;
+}
+
+/* One line from libedit; Ctrl-C drops the line being typed and asks
+ * again, as shells do, rather than ending rtrace. */
+static char *read_edited(const char *prompt)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt }, old;
 	char *line;
 
-	pr.sess = s;
-	fflush(stdout);
-	if (!*tty)
-		return read_plain();
-	line = readline(prompt);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);  /* no SA_RESTART: the read returns */
+	do {
+		interrupted = 0;
+		line = readline(prompt);
+		if (!line && interrupted)
+			putchar('\n');
+	} while (!line && interrupted);
+	sigaction(SIGINT, &old, NULL);
 	if (line && *line)
 		add_history(line);
 	if (!line)
 		putchar('\n');  /* Ctrl-D: end the prompt's line */
 	return line;
+}
+
+static char *reader(void *ctx, struct rt_script_session *s, const char *prompt)
+{
+	bool *tty = ctx;
+
+	pr.sess = s;
+	fflush(stdout);
+	return *tty ? read_edited(prompt) : read_plain();
 }
 
 static char *history_path(void)

@@ -13,7 +13,8 @@ fixture (arguments 3 7 12: descend is called 4 times, first with 3):
   completion   Tab completes a command word (tbrea -> tbreak), a
                function name of the program (recursion::desc ->
                recursion::descend), and a double Tab lists the topics of
-               `info`; Ctrl-U clears the line
+               `info`; Ctrl-U clears the line; Ctrl-C drops it and the
+               prompt stays
   break        the tbreak stops the program at the first call; print
                arg0 and backtrace look at it; the up arrow brings back the
                last line; continue lets the program end
@@ -113,6 +114,10 @@ def session(rtrace, exe, home):
     row("double Tab lists the topics of info",
         all(w in out for w in (b"threads", b"breaks", b"counters")), show(out))
     p.send(b"\x15", b"\x1b[K")  # Ctrl-U: the line is empty again
+    out = p.send(b"echo dropped\x03", PROMPT)
+    out += p.send(b"echo kept\r", PROMPT)
+    row("Ctrl-C drops the line, the prompt stays",
+        b"kept\r\n" in out and b"dropped\r\n" not in out, show(out))
     out = p.send(b"tbrea\t", b"k ")
     row("Tab completes a command", b"k " in out, show(out))
     out = p.send(b"recursion::desc\t", b"end ")
