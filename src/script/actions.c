@@ -102,6 +102,7 @@ static void act(struct rt_script_session *s, const struct rt_script_cmd *a,
 		const struct rt_hit *hit)
 {
 	struct rt_counter *k;
+	struct rt_regs regs;
 
 	switch (a->action) {
 	case RT_ACT_COUNT:
@@ -116,8 +117,11 @@ static void act(struct rt_script_session *s, const struct rt_script_cmd *a,
 		putchar('\n');
 		break;
 	case RT_ACT_PRINT:
+		/* $pc is the probe's address, as at a stop */
+		regs = *hit->regs;
+		rt_arch_set_ip(&regs, hit->site);
 		printf("%s %s: ", hit->name, a->at_exit ? "exit" : "entry");
-		print_values(stdout, a->vals, a->nvals, hit->regs, hit->tid,
+		print_values(stdout, a->vals, a->nvals, &regs, hit->tid,
 			     a->at_exit);
 		break;
 	}
