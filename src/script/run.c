@@ -152,7 +152,8 @@ static void do_run(struct rt_script_session *s, const struct rt_script_cmd *c)
 	start_run(s, &o, pid, &argv);
 	code = o.cmd == RT_CMD_LIST ? rt_session_list(&o)
 				    : rt_session_record(&o);
-	s->running = false;
+	/* a hold the run never reported (it failed meanwhile) is over */
+	s->running = s->stop.on = false;
 	vec_free(&o.also_trace);
 	free(argv);
 	if (o.cmd == RT_CMD_LIST) {
