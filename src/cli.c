@@ -65,6 +65,8 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", required_argument, NULL, OPT_DEBUG },
+	{ "script", required_argument, NULL, 'x' },
+	{ "interactive", no_argument, NULL, 'i' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	RT_VIEW_LONG_OPTS,
@@ -80,6 +82,8 @@ static const char help_text[] =
 "       rtrace export --format=FMT [-o FILE] [OPTIONS] [LOG]\n"
 "       rtrace [record] -p PID [OPTIONS]\n"
 "       rtrace -l [-f GLOB]... [--] PROGRAM\n"
+"       rtrace -x FILE [OPTIONS] [-- PROGRAM [ARGS...]]\n"
+"       rtrace -i [OPTIONS] [PROGRAM [ARGS...]]\n"
 "\n"
 "Trace the functions of a Rust program with breakpoints: exact call counts,\n"
 "and total (inclusive) and self (exclusive) times per function.  No\n"
@@ -189,6 +193,19 @@ static const char help_text[] =
 "                       .svg .html)\n"
 "  -o, --output=FILE    the file to write (default: standard output)\n"
 "\n"
+"Scripted sessions (docs/commands.md):\n"
+"  -x, --script=FILE    run the commands of FILE (file, args, trace, break,\n"
+"                       on, run, backtrace, print, expect, report, export...),\n"
+"                       checked whole first; PROGRAM ARGS, when given, are\n"
+"                       the program to run.  Every long option here is also\n"
+"                       a command: set NAME [VALUE].  Exit status: 0 when\n"
+"                       every expect held, 1 when one failed or a command\n"
+"                       could not run (all are listed), 2 for a bad script\n"
+"                       or a run that could not start\n"
+"  -i, --interactive    the same commands at a prompt, with line editing,\n"
+"                       history and tab completion of commands and function\n"
+"                       names\n"
+"\n"
 "General:\n"
 "  -q, --quiet          no summary line; errors and warnings only\n"
 "  -v, --verbose        say more (-vv: debug messages of every module)\n"
@@ -210,13 +227,17 @@ static const char help_text[] =
 "  rtrace --export html:report.html -f 'demo::*' ./demo 1000\n"
 "  rtrace -l -f 'demo::*' ./demo             what would be traced, and why not\n"
 "  rtrace -p 4242 -f 'server::*' --duration 10s   join, trace 10 s, leave\n"
+"  rtrace -x session.rtx -- ./demo 1000      scripted session, expect for CI\n"
+"  rtrace -i ./demo 1000                     interactive prompt\n"
 "\n"
 "Exit status:\n"
 "  When a program was run: its exit status, or 128+N when signal N killed\n"
 "  it.  Otherwise 0 on success.  Before the program runs, rtrace's own\n"
 "  failures are: 2 bad usage or input (options, patterns, symbols, logs),\n"
 "  125 tracing failed (ptrace refused, I/O), 126 the program cannot be\n"
-"  executed (permissions, not an ELF program), 127 program not found.\n";
+"  executed (permissions, not an ELF program), 127 program not found.\n"
+"  -x and -i: 0 every expect held, 1 an expect failed or a command could\n"
+"  not run, 2 a bad script or the program could not be started.\n";
 
 void rt_cli_help(FILE *out)
 {
@@ -320,6 +341,8 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case 'v': rt_log_verbose = MAX(rt_log_verbose, 0) + 1; break;
 	case 'h': o->cmd = RT_CMD_HELP; break;
 	case 'V': o->cmd = RT_CMD_VERSION; break;
+	case 'x': o->cmd = RT_CMD_SCRIPT; o->script_path = arg; break;
+	case 'i': o->cmd = RT_CMD_PROMPT; break;
 	case OPT_NO_FOLLOW: o->no_follow = true; break;
 	case OPT_COUNT: o->count_only = true; break;
 	case OPT_COVERAGE: o->coverage = true; break;
@@ -374,8 +397,9 @@ static int check_operands(struct rt_opts *o)
 {
 	if (o->count_only && o->coverage)
 		return bad("%s", "--count and --coverage exclude each other");
-	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION)
-		return 0;
+	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION ||
+	    o->cmd == RT_CMD_SCRIPT || o->cmd == RT_CMD_PROMPT)
+		return 0;  /* a script may give the program later */
 	if (rt_viewopts_check(o))
 		return -EINVAL;
 	if (o->cmd == RT_CMD_EXPORT)
@@ -406,8 +430,11 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 	/* "+" stops at the first operand: the program's options are its own */
 	optind = first;
 	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhVp:", long_opts,
+	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhVp:x:i", long_opts,
 				NULL)) != -1) {
+		if ((c == 'x' || c == 'i') && o->cmd != RT_CMD_RUN)
+			return bad("%s", "-x and -i start a session of their own, "
+				   "not with a command or each other");
 		if (c == 'l' && o->cmd != RT_CMD_RUN)
 			return bad("%s", "-l works on a program, not with "
 				   "a command");
@@ -424,4 +451,172 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 	if (listing && o->cmd != RT_CMD_HELP && o->cmd != RT_CMD_VERSION)
 		o->cmd = RT_CMD_LIST;
 	return check_operands(o);
+}
+
+/* ---- the same options from a script: set NAME VALUE ---------------------- */
+
+const char *rt_cli_option_name(size_t i)
+{
+	return i < ARRAY_SIZE(long_opts) - 1 ? long_opts[i].name : NULL;
+}
+
+/* Options that are actions or modes of the command line, not settings. */
+static bool not_a_setting(int c)
+{
+	return c == 'h' || c == 'V' || c == 'x' || c == 'i';
+}
+
+/* A flag's value: on (also when not given), off, yes, no, true, false. */
+static int flag_value(const char *v, bool *on)
+{
+	static const char *const ons[] = { "on", "yes", "true", "1" };
+	static const char *const offs[] = { "off", "no", "false", "0" };
+
+	*on = true;
+	for (size_t i = 0; v && i < ARRAY_SIZE(ons); i++) {
+		if (strcmp(v, ons[i]) == 0)
+			return 0;
+		if (strcmp(v, offs[i]) == 0) {
+			*on = false;
+			return 0;
+		}
+	}
+	return v ? -EINVAL : 0;
+}
+
+/* `set FLAG off`: what the flag's absence from the command line means. */
+static void unset_flag(int c, struct rt_opts *o)
+{
+	switch (c) {
+	case 'l': o->cmd = RT_CMD_RUN; break;
+	case 'q': o->quiet = false; rt_log_verbose = 0; break;
+	case 'v': rt_log_verbose = MIN(rt_log_verbose, 0); break;
+	case OPT_NO_FOLLOW: o->no_follow = false; break;
+	case OPT_COUNT: o->count_only = false; break;
+	case OPT_COVERAGE: o->coverage = false; break;
+	case OPT_STATS: o->stats = false; break;
+	case OPT_STACKS: o->show_stacks = false; break;
+	case OPT_MEM: o->mem = o->heap_series = false; break;
+	case OPT_HEAP_SERIES: o->heap_series = false; break;
+	case OPT_INSTANCES: o->instances = false; break;
+	case OPT_RAW_TIMES: o->raw_times = false; break;
+	case RT_OPT_TREE: case RT_OPT_REPLAY: o->view = RT_VIEW_TABLE; break;
+	}
+}
+
+/* The first line of what the option parsers printed, without "rtrace: "
+ * and the pointer to --help, as a new string. */
+static char *first_line(const char *text)
+{
+	static const char tail[] = " (see rtrace --help)";
+	size_t n;
+	char *s;
+
+	if (str_starts(text, "rtrace: "))
+		text += strlen("rtrace: ");
+	n = strcspn(text, "\n");
+	s = xstrndup(text, n);
+	if (n > strlen(tail) && strcmp(s + n - strlen(tail), tail) == 0)
+		s[n - strlen(tail)] = '\0';
+	return s;
+}
+
+struct caught_call {
+	int (*fn)(struct caught_call *cc);
+	struct rt_opts *o;
+	const struct option *lo;
+	const char *value;
+	int argc;
+	char **argv;
+};
+
+/*
+ * The option parsers (here and in viewopts.c) print their complaint on
+ * stderr; a script wants it as text, to put its file and line in front.
+ * glibc lets a program assign stderr (its manual says so), so the call
+ * runs with stderr pointed at a memory stream.
+ */
+static int run_caught(struct caught_call *cc, char **why)
+{
+	FILE *saved = stderr, *mem;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	fflush(stderr);
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return cc->fn(cc);
+	stderr = mem;
+	err = cc->fn(cc);
+	fclose(mem);
+	stderr = saved;
+	if (err && why)
+		*why = first_line(buf && *buf ? buf : "invalid value");
+	free(buf);
+	return err;
+}
+
+static int apply_set(struct caught_call *cc)
+{
+	bool on;
+
+	if (cc->lo->has_arg == required_argument) {
+		if (!cc->value || !*cc->value) {
+			fprintf(stderr, "%s needs a value\n", cc->lo->name);
+			return -EINVAL;
+		}
+		return parse_one(cc->lo->val, cc->value, cc->o);
+	}
+	if (flag_value(cc->value, &on)) {
+		fprintf(stderr, "%s is on or off, not '%s'\n", cc->lo->name,
+			cc->value);
+		return -EINVAL;
+	}
+	if (!on) {
+		unset_flag(cc->lo->val, cc->o);
+		return 0;
+	}
+	return parse_one(cc->lo->val, NULL, cc->o);
+}
+
+int rt_cli_set(struct rt_opts *o, const char *name, const char *value,
+	       char **why)
+{
+	struct caught_call cc = { .fn = apply_set, .o = o, .value = value };
+
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (strcmp(lo->name, name) == 0 && !not_a_setting(lo->val))
+			cc.lo = lo;
+	if (!cc.lo) {
+		if (why)
+			*why = xasprintf("unknown setting '%s'", name);
+		return -ENOENT;
+	}
+	return run_caught(&cc, why);
+}
+
+bool rt_cli_option_takes_value(const char *name)
+{
+	for (const struct option *lo = long_opts; lo->name; lo++)
+		if (strcmp(lo->name, name) == 0)
+			return lo->has_arg == required_argument;
+	return false;
+}
+
+static int parse_caught(struct caught_call *cc)
+{
+	/* getopt keeps state between argument vectors; optind = 0 makes it
+	 * start afresh (glibc) */
+	optind = 0;
+	getopt(1, (char *[]){ "rtrace", NULL }, "+");
+	return rt_cli_parse(cc->argc, cc->argv, cc->o);
+}
+
+int rt_cli_parse_caught(int argc, char **argv, struct rt_opts *o, char **why)
+{
+	struct caught_call cc = { .fn = parse_caught, .o = o, .argc = argc,
+				  .argv = argv };
+
+	return run_caught(&cc, why);
 }

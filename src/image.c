@@ -294,6 +294,11 @@ static unsigned inline_kinds(const struct rt_tracer *tr, bool exe)
 	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
 }
 
+static bool must_stop(void *ctx, const struct rt_func *fn)
+{
+	return rt_matcher_select(ctx, fn->name, fn->raw);
+}
+
 /* The plan for @syms at @bias in @p: the selected functions @idx[0..n),
  * and with --mem the allocator's entry points (and, in the executable,
  * the hook at its entry point). */
@@ -322,7 +327,10 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 					  .kinds = tr->cfg.count_only ||
 							   tr->cfg.coverage ?
 						   RT_PROBE_ENTRY : 0,
-					  .inline_kinds = inline_kinds(tr, exe) },
+					  .inline_kinds = inline_kinds(tr, exe),
+					  .must_stop = tr->cfg.stop_at ?
+							       must_stop : NULL,
+					  .must_stop_ctx = tr->cfg.stop_at },
 				  plan);
 	}
 	if (*plan)

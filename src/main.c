@@ -6,6 +6,8 @@
 #include <stdio.h>
 
 #include "rtrace/cli.h"
+#include "rtrace/prompt.h"
+#include "rtrace/script.h"
 #include "rtrace/session.h"
 #include "rtrace/views.h"
 
@@ -41,6 +43,12 @@ int main(int argc, char **argv)
 		break;
 	case RT_CMD_LIST:
 		code = rt_session_list(&o);
+		break;
+	case RT_CMD_SCRIPT:
+		code = rt_script_run_file(&o, o.script_path);
+		break;
+	case RT_CMD_PROMPT:
+		code = rt_prompt_main(&o);
 		break;
 	default:
 		code = rt_session_record(&o);

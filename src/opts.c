@@ -16,4 +16,6 @@ void rt_opts_release(struct rt_opts *o)
 	vec_free(&o->include);
 	vec_free(&o->exclude);
 	vec_free(&o->exports);
+	vec_free(&o->also_trace);
+	vec_free(&o->stop_at);
 }

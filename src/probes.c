@@ -32,6 +32,8 @@ struct rt_plan {
 	VEC(struct rt_plan_func) funcs;
 	VEC(uint8_t) code;             /* slot bytes for the scratch area */
 	unsigned inline_kinds;         /* kinds the inline engine patches */
+	bool (*must_stop)(void *ctx, const struct rt_func *fn);
+	void *must_stop_ctx;
 	const struct rt_symbols *syms; /* while planning */
 	rt_raddr recorder;             /* the inline engine's, once placed */
 	VEC(rt_raddr) targets;         /* while planning: a function's jump
@@ -170,10 +172,16 @@ static void plan_inline(struct rt_plan *p, const struct rt_plan_func *pf,
 		.marks = p->targets.v, .nmarks = p->targets.n,
 		.tables_known = known,
 	};
+	bool stop = p->inline_kinds && p->must_stop &&
+		    p->must_stop(p->must_stop_ctx, pf->fn);
 
+	if (stop)
+		f.kinds = 0;
 	if (p->probes.n > first)
 		rt_patch_plan(&f, p->probes.v + first, p->insns.v + first,
 			      p->probes.n - first);
+	for (size_t i = first; stop && i < p->probes.n; i++)
+		p->probes.v[i].inline_why = RT_INLINE_ROLE;
 }
 
 /* Plans the sites of one function; @mask keeps only some kinds. */
@@ -450,6 +458,8 @@ int rt_plan_new(const struct rt_symbols *syms,
 	p->bias = req->bias;
 	p->syms = syms;
 	p->inline_kinds = req->inline_kinds;
+	p->must_stop = req->must_stop;
+	p->must_stop_ctx = req->must_stop_ctx;
 	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 

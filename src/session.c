@@ -19,6 +19,7 @@
 #include "rtrace/arm.h"
 #include "rtrace/calibrate.h"
 #include "rtrace/evlog.h"
+#include "rtrace/hooks.h"
 #include "rtrace/launch.h"
 #include "rtrace/log.h"
 #include "rtrace/match.h"
@@ -45,6 +46,7 @@ struct target {
 	char *path;
 	struct rt_symbols *syms;
 	struct rt_matcher *matcher;
+	struct rt_matcher *stop_at;   /* a script's break/on patterns */
 	rt_str_vec include;
 	char *default_glob;
 	size_t *idx;
@@ -55,6 +57,7 @@ static void target_release(struct target *t)
 {
 	rt_symbols_free(t->syms);
 	rt_matcher_free(t->matcher);
+	rt_matcher_free(t->stop_at);
 	vec_free(&t->include);
 	free(t->default_glob);
 	free(t->idx);
@@ -153,10 +156,23 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 		}
 		vec_push(&t->include, t->default_glob);
 	}
+	for (size_t i = 0; i < o->also_trace.n; i++)
+		vec_push(&t->include, o->also_trace.v[i]);
 	if (rt_matcher_new(t->include.v, t->include.n, o->exclude.v,
 			   o->exclude.n, &t->matcher))
 		return RT_EXIT_USAGE;
+	if (o->stop_at.n && rt_matcher_new(o->stop_at.v, o->stop_at.n, NULL,
+					   0, &t->stop_at))
+		return RT_EXIT_USAGE;
 	t->n = rt_select_funcs(t->syms, t->matcher, &t->idx);
+	/* a script says which of its lines holds a pattern that failed */
+	if (o->hooks && o->hooks->check &&
+	    o->hooks->check(o->hooks->ctx, &(struct rt_selection){
+		    .syms = t->syms, .matcher = t->matcher,
+		    .include = t->include.v, .ninclude = t->include.n,
+		    .idx = t->idx, .n = t->n,
+		    .later = !o->no_follow && rt_symbols_can_exec(t->syms) }))
+		return RT_EXIT_USAGE;
 	return check_hits(t, o);
 }
 
@@ -427,6 +443,24 @@ static bool time_to_leave(const struct rt_opts *o, uint64_t t0)
 	return o->attach_pid && interrupts;
 }
 
+/* A script's probe action stopped a thread: the script says what next. */
+static enum rt_step_result script_stop(struct rt_tracer *tr,
+				       const struct rt_opts *o,
+				       struct run_result *res)
+{
+	enum rt_stop_next next = o->hooks->on_stop(o->hooks->ctx, tr);
+	pid_t pid = o->attach_pid ? o->attach_pid : child_pid;
+
+	if (next == RT_NEXT_KILL && pid > 0)
+		kill(pid, SIGKILL);
+	rt_tracer_resume(tr);
+	if (next != RT_NEXT_DETACH)
+		return RT_STEP_CONTINUE;
+	res->detached = true;
+	rt_tracer_detach(tr);
+	return RT_STEP_ALL_EXITED;
+}
+
 static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 		       struct run_result *res)
 {
@@ -441,6 +475,8 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 			break;
 		}
 		r = rt_tracer_step(tr);
+		if (r == RT_STEP_STOPPED)
+			r = script_stop(tr, o, res);
 	} while (r == RT_STEP_CONTINUE);
 	res->syscalls = rt_syscalls - sys0;
 	res->ns = now_ns() - t0;
@@ -460,6 +496,9 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
 		.first_n = t->n, .inline_engine = o->engine != RT_ENGINE_TRAP,
+		.stop_at = t->stop_at,
+		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
+		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
 	};
 	struct rt_tracer *tr;
 	pid_t pid;
@@ -480,6 +519,8 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	cfg.log = *w;
 	t->syms = NULL;  /* the tracer owns it now */
 	tr = rt_tracer_new(&cfg, pid);
+	if (o->hooks && o->hooks->started)
+		o->hooks->started(o->hooks->ctx, pid, false);
 	trace_loop(tr, o, res);
 	if (res->failed && !res->ended)
 		kill(pid, SIGKILL);
@@ -516,6 +557,9 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
+		.stop_at = t->stop_at,
+		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
+		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
 	};
 	struct rt_tracer *tr;
 	int err;
@@ -529,6 +573,8 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
 		announce_attach(o, t);
+		if (o->hooks && o->hooks->started)
+			o->hooks->started(o->hooks->ctx, o->attach_pid, true);
 		trace_loop(tr, o, res);
 		rt_tracer_free(tr);
 	}

@@ -25,6 +25,11 @@ struct rt_tracer {
 	uint32_t next_func_id;
 	struct rt_stacks *stacks;      /* distinct stacks captured */
 	struct rt_tracer_stats st;
+	/* probe actions (cfg.on_hit) */
+	uint8_t *no_action;       /* by function id: on_hit said never */
+	uint32_t nno_action;
+	pid_t held;               /* the thread on_hit stopped, or 0 */
+	uint64_t held_since;
 };
 
 enum resume_how {

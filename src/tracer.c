@@ -521,6 +521,44 @@ static struct decision on_signal(struct rt_tracer *tr, struct rt_thread *th,
 				  .setregs = moved };
 }
 
+/* A script's probe action on this hit (cfg.on_hit): an enum
+ * rt_hit_verdict.  Its time is the thread's lost time, like a log write. */
+static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
+			const struct rt_plan *plan, const struct rt_probe *pr,
+			uint64_t ts, uint64_t *spent)
+{
+	const struct rt_plan_func *pf;
+	uint64_t t0 = now_ns();
+	int v;
+
+	if (pr->role != RT_ROLE_TRACED || (pr->kinds & RT_PROBE_HELPER) ||
+	    tr->holding ||
+	    (pr->func < tr->nno_action && tr->no_action[pr->func]))
+		return RT_HIT_GO;
+	pf = rt_plan_func(plan, pr->func - rt_plan_func(plan, 0)->id);
+	if (pf->helper)
+		return RT_HIT_GO;
+	v = tr->cfg.on_hit(tr->cfg.hit_ctx, &(struct rt_hit){
+		.pid = th->proc->pid, .tid = th->tid, .func = pr->func,
+		.name = pf->fn->name, .raw = pf->fn->raw,
+		.entry = pr->kinds & RT_PROBE_ENTRY,
+		.exit = pr->kinds & RT_PROBE_EXIT, .site = pr->addr,
+		.regs = &th->regs, .ts = ts });
+	*spent += now_ns() - t0;
+	if (v == RT_HIT_NEVER) {
+		if (pr->func >= tr->nno_action) {
+			uint32_t n = pr->func + 256;
+
+			tr->no_action = xrealloc(tr->no_action, n);
+			memset(tr->no_action + tr->nno_action, 0,
+			       n - tr->nno_action);
+			tr->nno_action = n;
+		}
+		tr->no_action[pr->func] = 1;
+	}
+	return v;
+}
+
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 {
 	const struct rt_plan *plan = NULL;
@@ -528,6 +566,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	uint64_t ts, written, spent = 0;
 	rt_raddr ip, site;
 	bool taken;
+	int verdict = RT_HIT_GO;
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
@@ -562,18 +601,28 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
 	if (pr->role != RT_ROLE_MODULES)
 		record_hit(tr, th, pr, ip, taken, ts, &spent);
+	if (unlikely(tr->cfg.on_hit))
+		verdict = probe_action(tr, th, plan, pr, ts, &spent);
 	/* a block went to disk, or a stack was unwound, while the thread
 	 * waited: say how long, so the analysis takes it out of the times
 	 * like a stop's cost */
 	written = rt_evlog_write_ns(tr->cfg.log) - written + spent;
 	if (unlikely(written))
 		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, written, ts);
-	/* with counts only there are no times to measure for */
-	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only)
-		ip = begin_calib(th, plan, ip, ts);
-	else
+	/* with counts only there are no times to measure for; a thread held
+	 * for a script would spoil the measurement */
+	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only) {
+		if (verdict != RT_HIT_STOP)
+			ip = begin_calib(th, plan, ip, ts);
+	} else {
 		th->calib_due--;
+	}
 	rt_arch_set_ip(&th->regs, ip);
+	if (unlikely(verdict == RT_HIT_STOP)) {
+		tr->held = th->tid;
+		tr->held_since = now_ns();
+		return (struct decision){ .how = RESUME_HOLD, .setregs = true };
+	}
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
@@ -824,7 +873,10 @@ static void resume(struct rt_tracer *tr, struct rt_thread *th,
 			rt_tasks_remove_thread(tr->tasks, th);
 		}
 		return;
-	case RESUME_HOLD:
+	case RESUME_HOLD:  /* held for a script: where it goes, now */
+		if (d->setregs)
+			err = rt_tracee_setregs(th->tid, &th->regs);
+		break;
 	case RESUME_GONE:
 		break;
 	}
@@ -907,7 +959,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	resume(tr, th, &d);
 	if (tr->setup_failed)
 		return RT_STEP_FAILED;
-	return RT_STEP_CONTINUE;
+	return tr->held ? RT_STEP_STOPPED : RT_STEP_CONTINUE;
 }
 
 /* ---- setup and teardown ----------------------------------------------- */
@@ -939,7 +991,28 @@ void rt_tracer_free(struct rt_tracer *tr)
 	rt_tasks_free(tr->tasks);
 	rt_stacks_free(tr->stacks);
 	rt_symbols_free(tr->cfg.first_syms);
+	free(tr->no_action);
 	free(tr);
+}
+
+int rt_tracer_resume(struct rt_tracer *tr)
+{
+	struct rt_thread *th = tr->held ? rt_tasks_thread(tr->tasks, tr->held)
+					: NULL;
+	uint64_t ts = now_ns();
+
+	tr->held = 0;
+	if (tr->no_action)
+		memset(tr->no_action, 0, tr->nno_action);
+	if (!th)
+		return -ESRCH;
+	/* stamped when the wait began, as the delays of on_trap() are: the
+	 * analysis keeps a thread's clock from running backwards, so a
+	 * delay stamped at its end would not be taken out */
+	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, ts - tr->held_since,
+		tr->held_since);
+	resume(tr, th, &D_CONT);
+	return 0;
 }
 
 bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status)

@@ -3,6 +3,8 @@
 #ifndef RTRACE_CLI_H
 #define RTRACE_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rtrace/opts.h"
@@ -14,5 +16,25 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o);
 
 /* Prints the complete help text. */
 void rt_cli_help(FILE *out);
+
+/* The long name of option @i (from 0, "function", "stack"...), or NULL
+ * past the last; static strings (for `set` and its completion). */
+const char *rt_cli_option_name(size_t i);
+
+/* Whether the long option @name takes a value (else it is a flag). */
+bool rt_cli_option_takes_value(const char *name);
+
+/* `set NAME VALUE` in a script: applies long option @name with @value to
+ * @o exactly as `--NAME VALUE` on the command line would (a flag takes
+ * on/off, or no value for on).  Returns 0, -ENOENT for a name that is not
+ * a setting, or -EINVAL; then *why, when @why is not NULL, is a new
+ * string the caller frees that says what is wrong.  Prints nothing. */
+int rt_cli_set(struct rt_opts *o, const char *name, const char *value,
+	       char **why);
+
+/* rt_cli_parse() that prints nothing: on failure *why (when not NULL) is
+ * a new string the caller frees, the first line of the complaint. */
+int rt_cli_parse_caught(int argc, char **argv, struct rt_opts *o,
+			char **why);
 
 #endif

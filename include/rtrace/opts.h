@@ -20,6 +20,8 @@ enum rt_command {
 	RT_CMD_EXPORT,     /* export a log: chrome, folded, svg, html */
 	RT_CMD_HELP,
 	RT_CMD_VERSION,
+	RT_CMD_SCRIPT,     /* -x FILE: a command file */
+	RT_CMD_PROMPT,     /* -i: commands at a prompt */
 };
 
 /* text/json/csv: the report's views; the others: rtrace export. */
@@ -65,6 +67,8 @@ enum rt_engine {
 
 typedef VEC(const char *) rt_str_vec;
 
+struct rt_session_hooks;  /* hooks.h: what a scripted session plugs in */
+
 struct rt_opts {
 	enum rt_command cmd;
 	rt_str_vec include;        /* -f GLOB */
@@ -104,6 +108,13 @@ struct rt_opts {
 	enum rt_weight weight;     /* --weight: folded stacks, flame graph */
 	const char *export_path;   /* export -o FILE; NULL = stdout */
 	rt_str_vec exports;        /* --export FMT:FILE after a live run */
+	/* scripted sessions (-x, -i; script.h) */
+	const char *script_path;   /* -x FILE */
+	rt_str_vec also_trace;     /* break/on patterns: traced on top of -f
+				    * (or of the default) */
+	rt_str_vec stop_at;        /* break/on patterns: their functions keep
+				    * breakpoints, whatever the engine */
+	const struct rt_session_hooks *hooks;  /* NULL outside scripts */
 };
 
 /* Sets the defaults that are not zero. */

@@ -129,6 +129,10 @@ struct rt_plan_request {
 	unsigned inline_kinds;  /* RT_PROBE_* kinds of traced functions the
 				 * inline engine may patch; 0 = none (the
 				 * breakpoint engine) */
+	/* functions whose every hit must stop (a script acts on them):
+	 * no site of theirs is patched; may be NULL */
+	bool (*must_stop)(void *ctx, const struct rt_func *fn);
+	void *must_stop_ctx;
 };
 
 /* Finds the sites of the selected functions of @syms and gives them log

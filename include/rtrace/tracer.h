@@ -20,6 +20,29 @@
 
 struct rt_tracer;
 
+/* A probe hit shown to a probe action (a script's break or on ... do). */
+struct rt_hit {
+	pid_t pid, tid;
+	uint32_t func;               /* function id in the log */
+	const char *name;            /* its demangled name and its symbol,
+				      * valid during the call */
+	const char *raw;
+	bool entry, exit;            /* the site is its entry, a return (a
+				      * one-byte function is both) */
+	rt_raddr site;               /* the probe's address */
+	const struct rt_regs *regs;  /* the thread's registers at the hit */
+	uint64_t ts;
+};
+
+/* What a probe action answers. */
+enum rt_hit_verdict {
+	RT_HIT_GO,      /* the thread goes on */
+	RT_HIT_STOP,    /* it stays stopped: rt_tracer_step() returns
+			 * RT_STEP_STOPPED until rt_tracer_resume() */
+	RT_HIT_NEVER,   /* no action on this function: not asked again
+			 * until the next rt_tracer_resume() */
+};
+
 struct rt_tracer_config {
 	struct rt_matcher *matcher;    /* re-applied after every exec */
 	struct rt_evlog_writer *log;
@@ -34,17 +57,25 @@ struct rt_tracer_config {
 					* executable and in the libraries */
 	bool inline_engine;            /* --engine inline: jumps to
 					* trampolines where provably safe */
+	struct rt_matcher *stop_at;    /* functions whose hits must stop
+					* (probe actions), or NULL */
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */
 	struct rt_symbols *first_syms;
 	const size_t *first_idx;
 	size_t first_n;
+	/* probe actions: called at the hits of the traced functions with
+	 * @hit_ctx, returning an enum rt_hit_verdict; NULL for none (the hit
+	 * path is then the same as without) */
+	int (*on_hit)(void *ctx, const struct rt_hit *hit);
+	void *hit_ctx;
 };
 
 enum rt_step_result {
 	RT_STEP_CONTINUE,
 	RT_STEP_ALL_EXITED,   /* nothing left to trace */
 	RT_STEP_FAILED,       /* rtrace lost control (logged) */
+	RT_STEP_STOPPED,      /* on_hit kept a thread stopped */
 };
 
 /* A tracer for the launched program @pid, already seized and stopped before
@@ -71,6 +102,31 @@ void rt_tracer_free(struct rt_tracer *tr);
 
 /* Handles one stop. */
 enum rt_step_result rt_tracer_step(struct rt_tracer *tr);
+
+/* Lets the thread that on_hit kept stopped go on, its time stopped
+ * taken out of the program's times, and asks on_hit again about every
+ * function (the actions may have changed).  0, or -ESRCH when no thread
+ * is held. */
+int rt_tracer_resume(struct rt_tracer *tr);
+
+/* A thread of the traced program, for a script's `info threads`. */
+struct rt_traced_thread {
+	pid_t pid, tid;
+	char name[16];      /* its comm, "" when unknown */
+	bool held;          /* the thread on_hit kept stopped */
+};
+
+/* The threads rtrace traces now: up to @max into @out; returns how many
+ * there are (may be more than @max). */
+size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
+			 size_t max);
+
+/* The call stack of the thread on_hit kept stopped, unwound from @at (its
+ * registers at the hit, instruction pointer at the probe), named: up to
+ * @max frames into @out, innermost first; their name and file are new
+ * strings the caller frees.  Returns how many (0 when none is held). */
+size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
+			   struct rt_log_frame *out, size_t max);
 
 /* Wait status of the launched process once it ended (else 0), and
  * whether it did. */

@@ -16,6 +16,11 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             the program then runs on, answers the next batch, reads no
             EINTR and exits 0 with the totals of both batches
   duration  --duration ends the tracing by itself, the program runs on
+  script    a command file joins the idle program (attach PID), a tbreak
+            stops a worker at its first call, the script looks at it and
+            detaches: the program finishes the batch untraced, with its
+            code as before, and the expect on the calls before the
+            detach holds
   errors    a process that does not exist; a process another tracer holds
 """
 import argparse
@@ -160,6 +165,34 @@ def test_duration(args, exe, tag, tmp):
         "%s, exit %d" % (done, st))
 
 
+def test_script(args, exe, tag, tmp):
+    prog = Program(exe)
+    code0, _ = code_and_maps(prog.pid, exe)
+    script = os.path.join(tmp, "attach.rtx")
+    with open(script, "w") as f:
+        f.write("trace attachee::*\ntbreak attachee::work\nattach %d\n"
+                "print tid\ninfo threads\ndetach\n"
+                "expect calls attachee::work >= 1\necho done\n" % prog.pid)
+    rt = subprocess.Popen([args.rtrace, "-x", script], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+    row(tag + "script: attach PID joins the program", wait_attached(rt) is not None)
+    done = prog.ask("run 3")
+    row(tag + "script: the batch ends after the detach", done == "batch done %d" % (3 * THREADS),
+        done)
+    out, err = rt.communicate(timeout=60)
+    row(tag + "script: stopped at the tbreak, detached, exit 0",
+        rt.returncode == 0 and "stopped at attachee::work entry (break 1" in out
+        and "tid = " in out and out.rstrip().endswith("done"),
+        "exit %d %r %r" % (rt.returncode, out[-300:], err[-300:]))
+    code1, _ = code_and_maps(prog.pid, exe)
+    row(tag + "script: code bytes after the detach equal those before",
+        code0 == code1 and len(code0) > 0, "%d bytes" % len(code0))
+    st, out = prog.finish()
+    want = "leaf %d work %d\neintr 0\n" % (3 * THREADS, 3 * THREADS)
+    row(tag + "script: same output and status as without rtrace", st == 0 and out == want,
+        "exit %d, %r" % (st, out))
+
+
 def test_errors(args, exe, tmp):
     r = subprocess.run([args.rtrace, "-p", "999999999"], capture_output=True, text=True)
     lines = r.stderr.splitlines()
@@ -191,6 +224,7 @@ def main():
             exe = build(args, opt)
             test_attach(args, exe, "O%s " % opt, tmp)
             test_duration(args, exe, "O%s " % opt, tmp)
+            test_script(args, exe, "O%s " % opt, tmp)
         test_errors(args, build(args, "0"), tmp)
     print("%d NG" % len(FAILED))
     return 1 if FAILED else 0

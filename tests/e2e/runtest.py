@@ -200,6 +200,30 @@ INTERRUPTED RUNS (a case with interrupt)
   its "end" and "exit_status", and at least one call recorded.  The program
   stderr is not compared (it shares stderr with the report).
 
+SESSION CASES (a case with session: rtrace -x, a command file)
+
+  session = {
+      "script": "docs/examples/ci.rtx",  # a file of the source tree, or
+      "text": "trace x::*\nrun\n...",  # the commands themselves
+      "exit": 1,                         # rtrace's exit status (required)
+      "stdout_contains": ["..."],        # substrings, in this order
+      "stdout_matches": [r"..."],        # regexes (multi-line)
+      "stderr_contains": ["..."],        # substrings, in this order
+      "stderr_matches": [r"..."],        # regexes
+      "stderr_lines": 2,                 # exact number of lines
+      "stdout_empty": True,              # nothing on stdout
+      "stdout_lacks": ["..."],           # substrings that must not show
+      "files": ["run.rtrace"],           # files the session wrote in {tmp}
+      "program": True,                   # pass -- FIXTURE ARGS (default)
+  }
+  For each build: the fixture runs natively first; then `rtrace -x SCRIPT
+  -- FIXTURE ARGS` runs in {tmp}.  Placeholders in the text and in every
+  expected string: {tmp}, {fixture}, {missing} (as above), and
+  {count:PATH}, {count:PATH+N}, {count:PATH-N}: the fixture's own COUNT
+  for PATH (plus or minus N), so that expectations and the counts a
+  failing expect reports come from the construction.  Every stderr line
+  must start with "rtrace: ".
+
 BAD-INPUT CASES
 
   expect_fail = {
@@ -273,6 +297,7 @@ DEFAULTS = {
     "interrupt": None,
     "self_counted": False,
     "inline_share": None,
+    "session": None,
 }
 KNOWN_VARS = set(DEFAULTS) | {"fixture"}
 INTERRUPT_TARGETS = ("group", "rtrace")
@@ -1397,6 +1422,115 @@ def check_failure(case, lab, r, contains, table):
                   "0 bytes", "%d bytes" % len(r.out), detail=_text(r.out[:1000]))
 
 
+# ---- a session case -------------------------------------------------------
+
+COUNT_PLACEHOLDER = re.compile(r"\{count:([^}+]*?)(?:([+-])(\d+))?\}")
+
+
+def session_expand(s, exp, fixed):
+    """Placeholders of a session case: {count:PATH[+-N]} from the
+    fixture's COUNT lines, then {tmp}, {fixture}, {missing}."""
+    def count(m):
+        if m.group(1) not in exp.count:
+            raise SetupError("{count:%s}: the fixture prints no COUNT for it" % m.group(1))
+        n = exp.count[m.group(1)]
+        if m.group(2):
+            n = n + int(m.group(3)) if m.group(2) == "+" else n - int(m.group(3))
+        return str(n)
+    s = COUNT_PLACEHOLDER.sub(count, s)
+    for k, v in fixed.items():
+        s = s.replace("{%s}" % k, v)
+    return s
+
+
+def in_order(text, parts):
+    """The first of parts not found in text after the previous one, or None."""
+    at = 0
+    for p in parts:
+        i = text.find(p, at)
+        if i < 0:
+            return p
+        at = i + len(p)
+    return None
+
+
+def check_session_output(cx, ses, r, expand):
+    out, err = _text(r.out), _text(r.err)
+    detail = run_detail(r) + "\nstdout:\n" + out[-3000:]
+    want = ses["exit"]
+    cx.row("exit status", "OK" if not r.timed_out and r.rc == want else "NG",
+           want, r.describe(), detail=detail)
+    for key, text in (("stdout", out), ("stderr", err)):
+        parts = [expand(p) for p in ses.get(key + "_contains", [])]
+        missing = in_order(text, parts)
+        if parts:
+            cx.row("%s contains, in order" % key, "NG" if missing else "OK",
+                   "%d strings" % len(parts), "missing: " + missing if missing else "all",
+                   detail=detail)
+        for rx in ses.get(key + "_matches", []):
+            rx = expand(rx)
+            ok = re.search(rx, text, re.MULTILINE) is not None
+            cx.row("%s matches /%s/" % (key, rx), "OK" if ok else "NG", detail=detail)
+    for p in ses.get("stdout_lacks", []):
+        cx.row("stdout lacks %s" % p, "NG" if expand(p) in out else "OK", detail=detail)
+    if ses.get("stdout_empty"):
+        cx.row("stdout empty", "OK" if not r.out else "NG", "0 bytes",
+               "%d bytes" % len(r.out), detail=detail)
+    if "stderr_lines" in ses:
+        n = len(err.splitlines())
+        cx.row("stderr: number of lines", "OK" if n == ses["stderr_lines"] else "NG",
+               ses["stderr_lines"], n, detail=detail)
+    bad = [l for l in err.splitlines() if not l.startswith("rtrace: ")]
+    cx.row('stderr: every line starts "rtrace: "', "NG" if bad else "OK", "",
+           bad[0] if bad else "", detail=detail)
+    for f in ses.get("files", []):
+        path = os.path.join(cx.tmp, expand(f))
+        ok = os.path.exists(path) and os.path.getsize(path) > 0
+        cx.row("wrote " + f, "OK" if ok else "NG")
+
+
+def run_session(opts, case, b, tmp, table):
+    cx = Ctx(opts, case, b, b.label, tmp, table)
+    ses = case["session"]
+    native = run([b.exe] + list(case["args"]), tmp, case["timeout"])
+    exp = apply_case_counts(case, parse_expectations(native.out))
+    fixed = {"tmp": tmp, "fixture": b.exe, "missing": os.path.join(tmp, "no-such-program")}
+    expand = lambda t: session_expand(t, exp, fixed)
+    if "script" in ses:
+        root = os.path.dirname(os.path.dirname(opts.fixtures))
+        with open(os.path.join(root, ses["script"]), encoding="utf-8") as f:
+            text = f.read()
+    else:
+        text = ses["text"]
+    script = os.path.join(tmp, "session.rtx")
+    with open(script, "w", encoding="utf-8") as f:
+        f.write(expand(text))
+    cmd = [opts.rtrace, "-x", script]
+    if ses.get("program", True):
+        cmd += ["--", b.exe] + list(case["args"])
+    r = run(cmd, tmp, case["timeout"])
+    check_session_output(cx, ses, r, expand)
+
+
+def run_session_case(opts, case, table):
+    builds = [Build(o, False) for o in case["opt_levels"]]
+    build_all(opts, case["fixture"], builds)
+    for b in builds:
+        if b.error:
+            table.row(case["name"], b.label, "build", "NG", detail=b.error)
+            continue
+        tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s-%s." % (case["name"], b.label))
+        try:
+            run_session(opts, case, b, tmp, table)
+        except SetupError as e:
+            table.row(case["name"], b.label, "prepare inputs", "NG", detail=str(e))
+        finally:
+            if opts.keep:
+                print("    (kept %s)" % tmp)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
 # ---- main ---------------------------------------------------------------
 
 def die(msg):
@@ -1446,7 +1580,9 @@ def main():
     table = Table()
     table.header()
     for case in cases:
-        if case["expect_fail"]:
+        if case["session"]:
+            run_session_case(opts, case, table)
+        elif case["expect_fail"]:
             run_bad_input(opts, case, table)
         else:
             run_normal(opts, case, table)
