@@ -1,0 +1,15 @@
+# Overhead compensation against known native costs: rtrace subtracts its
+# own cost per stop from the times, and the figures must land on what the
+# functions cost without rtrace.  Five leaves (tests/fixtures/compensate.rs):
+# tiny (a few ns) and work (a fixed computation, tens of µs), whose native
+# cost the fixture measures itself on untraced twins (NATIVE lines), and
+# busy-waits of 0.1 ms, 1 ms and 5 ms (TIME lines, by construction).
+# Total and self times, the median of 5 traced runs, within 5 % or 1 µs,
+# whichever is larger.  The twins' figures differ from run to run, hence
+# self_counted (stdout compared with numbers masked).
+fixture = "compensate"
+patterns = ["compensate::traced::*"]
+time_tolerance = 0.05
+time_floor_ns = 1000
+time_runs = 5
+self_counted = True
