@@ -595,7 +595,7 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 	fprintf(stderr, "rtrace: traced %llu functions (%s), %s hits, %s "
 		"events in %llu thread%s; log: %s\n",
 		(unsigned long long)res->st.funcs, t->include.v[0],
-		rt_fmt_count(c, sizeof(c), res->st.hits),
+		rt_fmt_count(c, sizeof(c), res->st.hits + res->st.inline_events),
 		rt_fmt_count(e, sizeof(e), events),
 		(unsigned long long)res->st.threads,
 		res->st.threads == 1 ? "" : "s", o->log_path);
@@ -626,11 +626,12 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 static void print_stats(const struct run_result *res, uint64_t events)
 {
 	char h[32], s[32], sc[32], d[32];
-	double hits = res->st.hits ? (double)res->st.hits : 1;
+	uint64_t all = res->st.hits + res->st.inline_events;
+	double hits = all ? (double)all : 1;
 
 	fprintf(stderr, "rtrace: stats: %s probe hits, %s ptrace stops "
 		"(%.3f per hit), %s system calls (%.2f per hit), %s events\n",
-		rt_fmt_count(h, sizeof(h), res->st.hits),
+		rt_fmt_count(h, sizeof(h), all),
 		rt_fmt_count(s, sizeof(s), res->st.stops),
 		res->st.stops / hits, rt_fmt_count(sc, sizeof(sc), res->syscalls),
 		res->syscalls / hits, rt_fmt_count(d, sizeof(d), events));
