@@ -610,9 +610,11 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	if (unlikely(written))
 		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, written, ts);
 	/* with counts only there are no times to measure for; a thread held
-	 * for a script would spoil the measurement */
+	 * for a script would spoil the measurement.  Nor while a chain is
+	 * pending: a signal handler runs hits in the middle of one, and the
+	 * interrupted chain must still know where it resumes */
 	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only) {
-		if (verdict != RT_HIT_STOP)
+		if (verdict != RT_HIT_STOP && !th->calib_left)
 			ip = begin_calib(th, plan, ip, ts);
 	} else {
 		th->calib_due--;
