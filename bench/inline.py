@@ -8,9 +8,9 @@ Builds tests/fixtures/parser.rs (a cursor with tiny is_eof/peek/bump
 methods called millions of times) at -O0 and -O3, then for each build:
 
   native   the program alone
-  inline   rtrace -f 'parser::*' (the default engine)
-  trap     rtrace --engine trap -f 'parser::*', on a smaller input (a stop
-           per hit: the full input would take minutes)
+  inline   rtrace record -f 'parser::*' (the default engine)
+  trap     rtrace record --engine trap -f 'parser::*', on a smaller input
+           (a stop per hit: the full input would take minutes)
 
 and prints, per build, the median wall time of --runs runs, the calls the
 program made (its own COUNT lines), the cost per traced call (traced minus
@@ -69,8 +69,9 @@ def share(err):
 
 def bench_build(opts, exe, tmp):
     big, small = ("400000", "20000") if not opts.quick else ("100000", "4000")
-    rt = [opts.rtrace, "-q", "-o", os.path.join(tmp, "b.data"), "--stats",
-          "-f", "parser::*"]
+    # record: the cost to the program, not that of the report after it
+    rt = [opts.rtrace, "record", "-q", "-o", os.path.join(tmp, "b.data"),
+          "--stats", "-f", "parser::*"]
     rows = {}
     for name, size in (("big", big), ("small", small)):
         nat, p = median_run([exe, size], tmp, opts.runs)
