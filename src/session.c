@@ -485,7 +485,8 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 }
 
 static void print_summary(const struct rt_opts *o, const struct target *t,
-			  const struct run_result *res, uint64_t events)
+			  const struct run_result *res, uint64_t events,
+			  uint64_t dropped)
 {
 	char c[32], e[32];
 
@@ -498,6 +499,9 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		rt_fmt_count(e, sizeof(e), events),
 		(unsigned long long)res->st.threads,
 		res->st.threads == 1 ? "" : "s", o->log_path);
+	if (dropped)
+		fprintf(stderr, "rtrace: the log is cut short (a write "
+			"failed); its report covers what was written\n");
 	if (res->st.refused)
 		fprintf(stderr, "rtrace: %llu selected functions cannot be "
 			"probed; rtrace -l says why\n",
@@ -522,7 +526,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
-		      uint64_t *events)
+		      uint64_t *events, uint64_t *dropped)
 {
 	struct rt_log_end end = {
 		.end_ns = now_ns(), .status = res->status,
@@ -534,6 +538,7 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 	};
 
 	*events = end.events;
+	*dropped = end.dropped;
 	return rt_evlog_close(w, &end);
 }
 
@@ -547,12 +552,13 @@ int rt_session_record(const struct rt_opts *o)
 	struct rt_evlog_writer *w = NULL;
 	struct run_result res = { 0 };
 	struct rt_stop_cost cost;
-	uint64_t events = 0;
+	uint64_t events = 0, dropped = 0;
 	int code = prepare(&t, o);
 
 	interrupts = 0;
 	if (code)
 		goto out;
+	rt_launch_ignore_sigxfsz();
 	memset(&cost, 0, sizeof(cost));
 	if (!o->count_only && !o->coverage)
 		rt_calibrate_stop_cost(&cost);
@@ -561,14 +567,14 @@ int rt_session_record(const struct rt_opts *o)
 	else
 		code = launch_and_trace(&t, o, &cost, &w, &res);
 	if (w)
-		finish_log(w, &res, &events);
+		finish_log(w, &res, &events, &dropped);
 	if (code)
 		goto out;
 	/* a program rtrace launched gives its status; one it left running,
 	 * or joined and left, gives none */
 	code = res.ended && !o->attach_pid ? rt_waitstatus_shell_code(res.status)
 	       : res.ended || res.detached ? RT_EXIT_OK : RT_EXIT_TRACE;
-	print_summary(o, &t, &res, events);
+	print_summary(o, &t, &res, events, dropped);
 	if (o->stats)
 		print_stats(&res, events);
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)
