@@ -172,6 +172,13 @@ static int prepare_attach(struct target *t, pid_t pid)
 		pr_err("no process %d", pid);
 		return RT_EXIT_USAGE;
 	}
+	/* the kernel lets a user trace only processes it may signal */
+	if (kill(pid, 0) != 0 && errno == EPERM) {
+		pr_err("process %d belongs to another user: the kernel does "
+		       "not let you trace it (run rtrace as its user, or as "
+		       "root)", pid);
+		return RT_EXIT_TRACE;
+	}
 	n = readlink(link, buf, sizeof(buf) - 1);
 	if (n <= 0) {
 		pr_err("cannot read %s: %s (is it yours, or a kernel "
