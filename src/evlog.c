@@ -204,6 +204,7 @@ static int flush(struct rt_evlog_writer *w)
 	close_events(w);
 	if (w->err || !w->len)
 		return w->err;
+	rt_fault("flush");
 	t0 = now_ns();
 	rc = write_all(w->fd, w->buf, w->len);
 	w->write_ns += now_ns() - t0;

@@ -424,6 +424,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		return RT_EXIT_TRACE;
 	}
 	child_pid = pid;
+	rt_fault("launched");
 	if (open_log(o, t, cost, pid, w)) {
 		/* it is stopped before its exec: nothing of it has run */
 		kill(pid, SIGKILL);
@@ -480,6 +481,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
+		rt_fault("attached");
 		announce_attach(o, t);
 		trace_loop(tr, o, res);
 		rt_tracer_free(tr);
@@ -573,6 +575,7 @@ int rt_session_record(const struct rt_opts *o)
 		code = attach_and_trace(&t, o, &cost, &w, &res);
 	else
 		code = launch_and_trace(&t, o, &cost, &w, &res);
+	rt_fault("ended");
 	if (w)
 		finish_log(w, &res, &events, &dropped);
 	if (code)

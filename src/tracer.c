@@ -415,6 +415,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		name_thread(tr, th, true);
 	ts = now_ns();
 	tr->st.hits++;
+	rt_fault("hit");
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
 	else if (tr->cfg.coverage && plan == th->proc->img->plan)
@@ -482,6 +483,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	if (!err && p->img->plan)
 		rt_image_log(tr, p);
+	if (!err)
+		rt_fault("armed");
 	rt_emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
 	return (struct decision){ .how = RESUME_CONT, .sig = th->pending_sig };
 }
