@@ -47,9 +47,9 @@ uint64_t now_ns(void);
 
 /*
  * Fault injection, for the tests of what a crash of rtrace leaves behind
- * (tests/tracee/, docs/errors.md).  RTRACE_FAULT=POINT[:N] makes the N-th
- * pass (default: the first) through rt_fault(POINT) abort rtrace, as a
- * bug would.  Unset, a call costs one comparison.
+ * (tests/e2e/tracee.py, docs/errors.md).  RTRACE_FAULT=POINT[:N] makes
+ * the N-th pass (default: the first) through rt_fault(POINT) abort
+ * rtrace, as a bug would.  Unset, a call costs one comparison.
  */
 extern int rt_fault_state;	/* 0: not read yet, 1: off, 2: armed */
 void rt_fault_check(const char *point);
