@@ -614,8 +614,11 @@ void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->curve.cost_ns[0];
 		sum->thread_info = xmalloc((f->info.n + 1) *
 					   sizeof(*sum->thread_info));
-		memcpy(sum->thread_info, f->info.v,
-		       f->info.n * sizeof(*sum->thread_info));
+		/* a log cut before its first event has no threads, and
+		 * memcpy() from NULL is undefined even for 0 bytes */
+		if (f->info.n)
+			memcpy(sum->thread_info, f->info.v,
+			       f->info.n * sizeof(*sum->thread_info));
 	}
 }
 

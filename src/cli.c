@@ -422,6 +422,26 @@ static int check_operands(struct rt_opts *o)
 	return 0;
 }
 
+/*
+ * getopt's own messages name the program by its path and take two lines;
+ * with opterr off, ':' (a value missing) and '?' (anything else) come here,
+ * with the offending word at argv[optind - 1] or the letter in optopt.
+ */
+static int bad_option(int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+	char letter[3] = { '-', (char)optopt, '\0' };
+
+	/* a short option in a cluster (-qx): the word is the whole cluster */
+	if (optopt && !str_starts(word, "--"))
+		word = letter;
+	if (c == ':')
+		return bad("option '%s' needs a value", word);
+	if (str_starts(word, "--") && strchr(word, '='))
+		return bad("option '%s' takes no value", word);
+	return bad("unknown option '%s'", word);
+}
+
 int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 {
 	int first = parse_command(argc, argv, o), c, err;
@@ -429,8 +449,8 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 
 	/* "+" stops at the first operand: the program's options are its own */
 	optind = first;
-	opterr = 1;
-	while ((c = getopt_long(argc, argv, "+f:e:lo:s:qvhVp:x:i", long_opts,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:f:e:lo:s:qvhVp:x:i", long_opts,
 				NULL)) != -1) {
 		if ((c == 'x' || c == 'i') && o->cmd != RT_CMD_RUN)
 			return bad("%s", "-x and -i start a session of their own, "
@@ -439,12 +459,11 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 			return bad("%s", "-l works on a program, not with "
 				   "a command");
 		listing |= c == 'l';
+		if (c == '?' || c == ':')
+			return bad_option(c, argv);
 		err = parse_one(c, optarg, o);
-		if (err) {
-			if (c == '?' || c == ':')
-				fputs("rtrace: see rtrace --help\n", stderr);
+		if (err)
 			return -EINVAL;
-		}
 	}
 	o->argv = argv + optind;
 	o->argc = argc - optind;
@@ -609,7 +628,7 @@ static int parse_caught(struct caught_call *cc)
 	/* getopt keeps state between argument vectors; optind = 0 makes it
 	 * start afresh (glibc) */
 	optind = 0;
-	getopt(1, (char *[]){ "rtrace", NULL }, "+");
+	(void)getopt(1, (char *[]){ "rtrace", NULL }, "+");
 	return rt_cli_parse(cc->argc, cc->argv, cc->o);
 }
 

@@ -204,6 +204,7 @@ static int flush(struct rt_evlog_writer *w)
 	close_events(w);
 	if (w->err || !w->len)
 		return w->err;
+	rt_fault("flush");
 	t0 = now_ns();
 	rc = write_all(w->fd, w->buf, w->len);
 	w->write_ns += now_ns() - t0;
@@ -322,7 +323,7 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->buf = xmalloc(IO_BUF);
-	/* Nothing is written yet: the header leaves with the first block. */
+	/* Nothing is written yet: the header leaves with the first table. */
 	memcpy(w->buf, LOG_MAGIC, MAGIC_LEN);
 	put_u32(w->buf + 8, RT_EVLOG_VERSION);
 	put_u32(w->buf + 12, HEADER_LEN);
@@ -397,7 +398,9 @@ int rt_evlog_write_funcs(struct rt_evlog_writer *w,
 			break;
 		i = j;
 	}
-	return w->err;
+	/* Tables come once per program and library: on disk at once, a
+	 * log whose writer dies later still names its functions. */
+	return flush(w);
 }
 
 static int write_id_name(struct rt_evlog_writer *w, uint32_t type,

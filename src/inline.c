@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +117,7 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 			 rt_raddr *base, int *dsig)
 {
 	long fd, res;
-	int err;
+	int err, before = *dsig;
 
 	err = remote(tid, mem, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0,
 		     &fd, dsig);
@@ -124,6 +125,10 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 		return err;
 	err = remote(tid, mem, SYS_ftruncate, fd, RT_IA_SIZE, 0, 0, 0, &res,
 		     dsig);
+	/* past the program's RLIMIT_FSIZE the kernel also sends it SIGXFSZ:
+	 * rtrace's call, rtrace's signal, not the program's */
+	if (err == -EFBIG && *dsig == SIGXFSZ)
+		*dsig = before;
 	if (!err)
 		err = remote(tid, mem, SYS_mmap, 0, RT_IA_SIZE,
 			     PROT_READ | PROT_WRITE, MAP_SHARED, fd, &res,

@@ -88,11 +88,30 @@ char *rt_launch_resolve(const char *name, int *err)
 	return NULL;
 }
 
+/* SIGXFSZ as rtrace found it, for the programs it starts. */
+static struct sigaction xfsz_before;
+static bool xfsz_ignored;
+
+void rt_launch_ignore_sigxfsz(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	if (xfsz_ignored)
+		return;
+	sigemptyset(&ign.sa_mask);
+	if (sigaction(SIGXFSZ, &ign, &xfsz_before) == 0)
+		xfsz_ignored = true;
+}
+
 static void __noreturn run_child(const char *path, char *const argv[],
 				 int errfd)
 {
 	int e;
 
+	/* an ignored signal stays ignored across execv: give back the
+	 * program's own disposition */
+	if (xfsz_ignored)
+		sigaction(SIGXFSZ, &xfsz_before, NULL);
 	/* wait here until the parent has seized us */
 	kill(getpid(), SIGSTOP);
 	execv(path, argv);

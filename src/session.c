@@ -189,6 +189,13 @@ static int prepare_attach(struct target *t, pid_t pid)
 		pr_err("no process %d", pid);
 		return RT_EXIT_USAGE;
 	}
+	/* the kernel lets a user trace only processes it may signal */
+	if (kill(pid, 0) != 0 && errno == EPERM) {
+		pr_err("process %d belongs to another user: the kernel does "
+		       "not let you trace it (run rtrace as its user, or as "
+		       "root)", pid);
+		return RT_EXIT_TRACE;
+	}
 	n = readlink(link, buf, sizeof(buf) - 1);
 	if (n <= 0) {
 		pr_err("cannot read %s: %s (is it yours, or a kernel "
@@ -448,8 +455,13 @@ static enum rt_step_result script_stop(struct rt_tracer *tr,
 				       const struct rt_opts *o,
 				       struct run_result *res)
 {
-	enum rt_stop_next next = o->hooks->on_stop(o->hooks->ctx, tr);
+	enum rt_stop_next next;
 	pid_t pid = o->attach_pid ? o->attach_pid : child_pid;
+
+	/* the timer would interrupt the prompt's reads */
+	tick(0);
+	next = o->hooks->on_stop(o->hooks->ctx, tr);
+	tick(tick_us(o, o->duration_ns != 0 || o->attach_pid));
 
 	if (next == RT_NEXT_KILL && pid > 0)
 		kill(pid, SIGKILL);
@@ -509,6 +521,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		return RT_EXIT_TRACE;
 	}
 	child_pid = pid;
+	rt_fault("launched");
 	tick(tick_us(o, o->duration_ns != 0));
 	if (open_log(o, t, cost, pid, w)) {
 		/* it is stopped before its exec: nothing of it has run */
@@ -572,6 +585,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
+		rt_fault("attached");
 		announce_attach(o, t);
 		if (o->hooks && o->hooks->started)
 			o->hooks->started(o->hooks->ctx, o->attach_pid, true);
@@ -586,7 +600,8 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 }
 
 static void print_summary(const struct rt_opts *o, const struct target *t,
-			  const struct run_result *res, uint64_t events)
+			  const struct run_result *res, uint64_t events,
+			  uint64_t dropped)
 {
 	char c[32], e[32];
 
@@ -599,6 +614,9 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		rt_fmt_count(e, sizeof(e), events),
 		(unsigned long long)res->st.threads,
 		res->st.threads == 1 ? "" : "s", o->log_path);
+	if (dropped)
+		fprintf(stderr, "rtrace: the log is cut short (a write "
+			"failed); its report covers what was written\n");
 	if (res->st.refused)
 		fprintf(stderr, "rtrace: %llu selected functions cannot be "
 			"probed; rtrace -l says why\n",
@@ -642,7 +660,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
-		      uint64_t *events)
+		      uint64_t *events, uint64_t *dropped)
 {
 	struct rt_log_end end = {
 		.end_ns = now_ns(), .status = res->status,
@@ -654,6 +672,7 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 	};
 
 	*events = end.events;
+	*dropped = end.dropped;
 	return rt_evlog_close(w, &end);
 }
 
@@ -667,12 +686,13 @@ int rt_session_record(const struct rt_opts *o)
 	struct rt_evlog_writer *w = NULL;
 	struct run_result res = { 0 };
 	struct rt_stop_cost cost;
-	uint64_t events = 0;
+	uint64_t events = 0, dropped = 0;
 	int code = prepare(&t, o);
 
 	interrupts = 0;
 	if (code)
 		goto out;
+	rt_launch_ignore_sigxfsz();
 	memset(&cost, 0, sizeof(cost));
 	if (!o->count_only && !o->coverage)
 		rt_calibrate_stop_cost(&cost);
@@ -680,15 +700,16 @@ int rt_session_record(const struct rt_opts *o)
 		code = attach_and_trace(&t, o, &cost, &w, &res);
 	else
 		code = launch_and_trace(&t, o, &cost, &w, &res);
+	rt_fault("ended");
 	if (w)
-		finish_log(w, &res, &events);
+		finish_log(w, &res, &events, &dropped);
 	if (code)
 		goto out;
 	/* a program rtrace launched gives its status; one it left running,
 	 * or joined and left, gives none */
 	code = res.ended && !o->attach_pid ? rt_waitstatus_shell_code(res.status)
 	       : res.ended || res.detached ? RT_EXIT_OK : RT_EXIT_TRACE;
-	print_summary(o, &t, &res, events);
+	print_summary(o, &t, &res, events, dropped);
 	if (o->stats)
 		print_stats(&res, events);
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)

@@ -154,7 +154,8 @@ static int open_dwfl(struct rt_symbols *s)
 		goto fail;
 	return 0;
 fail:
-	sym_err(s, "%s: cannot read symbols: %s", s->path, dwfl_errmsg(-1));
+	sym_err(s, "%s: cannot read symbols, the ELF file is damaged or "
+		"cut short: %s", s->path, dwfl_errmsg(-1));
 	return -EINVAL;
 }
 

@@ -401,6 +401,7 @@ static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
 
 	if (!th)
 		return;
+	rt_fault("hit");  /* a hit, recorded in the program */
 	tr->st.inline_events++;
 	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
 		      ev->ts);
@@ -420,7 +421,7 @@ static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 
 static void drain_process(struct rt_tracer *tr, struct rt_process *p)
 {
-	if (p->ia)
+	if (p && p->ia)
 		rt_inline_drain_all(p->ia, emit_drained, tr);
 }
 
@@ -593,6 +594,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	ts = now_ns();
 	tr->st.hits++;
+	rt_fault("hit");
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
 	else if (tr->cfg.coverage && plan == th->proc->img->plan)
@@ -636,6 +638,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	unsigned long former;
 	int err;
 
+	if (!p)  /* a thread is linked to its process before it can exec */
+		return D_CONT;
 	/* the old image's event area goes with it */
 	drain_process(tr, p);
 	rt_inline_free(p->ia);
@@ -676,6 +680,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	if (!err && p->img->plan)
 		rt_image_log(tr, p);
+	if (!err)
+		rt_fault("armed");
 	rt_emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
 	return (struct decision){ .how = RESUME_CONT, .sig = th->pending_sig };
 }
@@ -718,8 +724,8 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
 	struct rt_process *proc = th->proc;
 
-	if (!thread)
-		proc = new_child(tr, th->proc, child, vfork);
+	if (!thread && proc)
+		proc = new_child(tr, proc, child, vfork);
 	if (!c)
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)

@@ -170,3 +170,34 @@ uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+int rt_fault_state;
+static char fault_point[64];
+static unsigned long fault_left;
+
+static void fault_setup(void)
+{
+	const char *env = getenv("RTRACE_FAULT");
+	const char *colon;
+
+	rt_fault_state = 1;
+	if (!env || !*env)
+		return;
+	colon = strchr(env, ':');
+	snprintf(fault_point, sizeof(fault_point), "%.*s",
+		 (int)(colon ? colon - env : (long)strlen(env)), env);
+	fault_left = colon ? strtoul(colon + 1, NULL, 10) : 1;
+	if (fault_left)
+		rt_fault_state = 2;
+}
+
+void rt_fault_check(const char *point)
+{
+	if (!rt_fault_state)
+		fault_setup();
+	if (rt_fault_state != 2 || strcmp(point, fault_point) || --fault_left)
+		return;
+	fprintf(stderr, "rtrace: injected fault at '%s' (RTRACE_FAULT)\n",
+		point);
+	abort();
+}

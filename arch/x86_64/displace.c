@@ -143,8 +143,8 @@ static enum rt_refusal rebase_rsp_operand(uint8_t *code, size_t *len,
 	} else {
 		return RT_REFUSE_STACK_CALL;
 	}
-	/* prefixes may leave no room for the longer displacement: past 15
-	 * bytes the instruction does not execute (#UD) */
+	/* A call padded with prefixes can have no room left for the longer
+	 * displacement: past 15 bytes the CPU raises #UD in the slot. */
 	if (m + 2 + dlen > X64_INSN_MAX)
 		return RT_REFUSE_STACK_CALL;
 	code[m] = X64_MODRM(mod, X64_MODRM_REG(modrm), X64_RM_SIB);

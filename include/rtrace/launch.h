@@ -21,4 +21,10 @@ char *rt_launch_resolve(const char *name, int *err);
 int rt_launch(const char *path, char *const argv[], unsigned long options,
 	      pid_t *pid);
 
+/* Makes rtrace ignore SIGXFSZ, so that a log write past RLIMIT_FSIZE fails
+ * with EFBIG (recording stops, the program runs on) instead of killing
+ * rtrace and, through PTRACE_O_EXITKILL, the program.  Programs started
+ * later by rt_launch() get the disposition rtrace had before. */
+void rt_launch_ignore_sigxfsz(void);
+
 #endif

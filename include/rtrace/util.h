@@ -45,6 +45,21 @@ int parse_duration_ns(const char *s, uint64_t *ns);
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, vDSO, no system call). */
 uint64_t now_ns(void);
 
+/*
+ * Fault injection, for the tests of what a crash of rtrace leaves behind
+ * (tests/e2e/tracee.py, docs/errors.md).  RTRACE_FAULT=POINT[:N] makes
+ * the N-th pass (default: the first) through rt_fault(POINT) abort
+ * rtrace, as a bug would.  Unset, a call costs one comparison.
+ */
+extern int rt_fault_state;	/* 0: not read yet, 1: off, 2: armed */
+void rt_fault_check(const char *point);
+
+static inline void rt_fault(const char *point)
+{
+	if (unlikely(rt_fault_state != 1))
+		rt_fault_check(point);
+}
+
 /* 64-bit mix for hash tables (splitmix64 finaliser). */
 static inline uint64_t hash64(uint64_t x)
 {

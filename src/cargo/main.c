@@ -103,6 +103,8 @@ static const char *opt_value(char **argv, int argc, int *i, const char *name,
 	const char *a = argv[*i];
 	size_t len = strlen(name);
 
+	if (!a)
+		return NULL;
 	if (a[0] == '-' && a[1] == '-' && strncmp(a + 2, name, len) == 0) {
 		if (a[2 + len] == '=')
 			return a + 3 + len;
@@ -124,8 +126,10 @@ static const char *opt_value(char **argv, int argc, int *i, const char *name,
 static bool take_option(struct crt_opts *o, char **argv, int argc, int *i,
 			bool *missing)
 {
-	const char *v;
+	const char *v, *a = argv[*i];
 
+	if (!a)
+		return false;
 	if ((v = opt_value(argv, argc, i, "function", 'f', missing))) {
 		crt_argv_push(&o->globs, v);
 	} else if ((v = opt_value(argv, argc, i, "exclude", 'e', missing))) {
@@ -135,7 +139,7 @@ static bool take_option(struct crt_opts *o, char **argv, int argc, int *i,
 		o->by = v;
 	} else if ((v = opt_value(argv, argc, i, "log-dir", 0, missing))) {
 		o->log_dir = v;
-	} else if (strcmp(argv[*i], "--count") == 0) {
+	} else if (strcmp(a, "--count") == 0) {
 		crt_argv_push(&o->rtrace_args, "--count");
 	} else {
 		return false;

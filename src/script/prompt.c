@@ -117,6 +117,8 @@ static bool cands_for(const char *cmd, const char *arg1, int idx)
 		"break", "tbreak", "delete", "on" };
 	bool pattern = false;
 
+	if (!cmd)
+		return false;
 #define USE(a) (pr.cands = (a), pr.ncands = ARRAY_SIZE(a), true)
 	for (size_t i = 0; i < ARRAY_SIZE(pattern_cmds); i++)
 		pattern |= strcmp(cmd, pattern_cmds[i]) == 0 && idx == 1;

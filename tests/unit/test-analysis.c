@@ -245,6 +245,17 @@ static size_t nesting_stream(struct rt_event *e)
 	return n;
 }
 
+/* A log cut before its first event: no calls, no threads, no error. */
+TEST_CASE(no_events)
+{
+	struct run r;
+
+	run(&r, 0, NULL, 0, 100);
+	TEST_EQ(r.rec.nenter, 0);
+	TEST_EQ(r.rec.nleave, 0);
+	RUN_DONE(&r);
+}
+
 TEST_CASE(nesting)
 {
 	struct rt_event e[16];

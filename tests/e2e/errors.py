@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Every error rtrace gives, as docs/errors.md tabulates it.
+
+    errors.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR --table FILE
+
+Reads the table of FILE (docs/errors.md): each row names a scenario (its
+first column, `id`), the message and the exit status.  For each row this
+script sets the scenario up (a function scenario_<id> below), runs rtrace,
+and checks that the exit status is the row's and that one line of stderr
+is the row's message, where `{name}` stands for a path or a number the
+scenario made and `...` (the ellipsis character) for any text.  Some
+scenarios check more (the program ran on, the report says the log is
+cut).  A row without a scenario, or a scenario without a row, is NG: the
+table and the tests cannot drift apart.  A scenario that cannot be set up
+here (no `setpriv`, running as a user that has no one to refuse it) says
+SKIP and why.  Exit status 0 when no row is NG.
+"""
+import argparse
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|(.*)\|\s*`(.+)`\s*\|\s*(\d+)[^|]*\|\s*$")
+FAILED = []
+
+
+def row(name, status, detail=""):
+    print("%-44s %-4s %s" % (name, status, detail))
+    if status == "NG":
+        FAILED.append(name)
+
+
+class Skip(Exception):
+    pass
+
+
+class Cx:
+    """What the scenarios share: rtrace, the fixture, a scratch directory."""
+
+    def __init__(self, args, tmp):
+        self.rtrace, self.tmp = args.rtrace, tmp
+        self.args = args
+        self._exe = None
+
+    @property
+    def exe(self):
+        if not self._exe:
+            self._exe = build(self.args, "hotloop", "0")
+        return self._exe
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def copy(self, name, mode=0o755):
+        p = self.path(name)
+        shutil.copy(self.exe, p)
+        os.chmod(p, mode)
+        return p
+
+    def log(self, name="good.rtrace"):
+        p = self.path(name)
+        if not os.path.exists(p):
+            subprocess.run([self.rtrace, "record", "-q", "-o", p, "-f", "hotloop::*",
+                            self.exe, "100"], check=True, capture_output=True)
+        return p
+
+
+def build(args, name, opt):
+    src = os.path.join(args.fixtures, name + ".rs")
+    exe = os.path.join(args.build, "%s-O%s" % (name, opt))
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(args.build, exist_ok=True)
+        tmp = exe + ".tmp%d" % os.getpid()
+        subprocess.run([args.rustc, "--edition", "2021", "-g", "-C", "opt-level=" + opt,
+                        "-o", tmp, src], check=True)
+        os.replace(tmp, exe)
+    return exe
+
+
+def patched(cx, name, offset, data):
+    """A copy of the fixture with @data written at @offset."""
+    p = cx.copy(name)
+    with open(p, "r+b") as f:
+        f.seek(offset)
+        f.write(data)
+    return p
+
+
+def log_patched(cx, name, offset, data, cut=None):
+    with open(cx.log(), "rb") as f:
+        d = bytearray(f.read())
+    d[offset:offset + len(data)] = data
+    p = cx.path(name)
+    with open(p, "wb") as f:
+        f.write(d[:cut] if cut else d)
+    return p
+
+
+TRACE = ["-f", "hotloop::*"]
+
+# ---- the scenarios: each returns (argv, placeholders[, options]) ----------
+
+
+def scenario_missing(cx):
+    p = cx.path("no-such-program")
+    return TRACE + [p], {"prog": p}
+
+
+def scenario_missing_in_path(cx):
+    return TRACE + ["no-such-program-anywhere"], {"prog": "no-such-program-anywhere"}
+
+
+def scenario_not_executable(cx):
+    p = cx.copy("no-x-bit", 0o644)
+    return TRACE + [p, "10"], {"prog": p}
+
+
+def scenario_directory(cx):
+    return TRACE + [cx.tmp], {"prog": cx.tmp}
+
+
+def scenario_not_elf(cx):
+    p = cx.path("script.sh")
+    with open(p, "w") as f:
+        f.write("#!/bin/sh\necho hello\n")
+    os.chmod(p, 0o755)
+    return TRACE + [p], {"prog": p}
+
+
+def scenario_wrong_arch(cx):
+    # e_machine (offset 18) = 183, EM_AARCH64
+    p = patched(cx, "aarch64-prog", 18, b"\xb7\x00")
+    return TRACE + [p, "10"], {"prog": p}
+
+
+def scenario_corrupt_program(cx):
+    p = cx.path("cut-prog")
+    with open(cx.exe, "rb") as f, open(p, "wb") as g:
+        g.write(f.read(100))
+    os.chmod(p, 0o755)
+    return TRACE + [p, "10"], {"prog": p}
+
+
+def scenario_stripped(cx):
+    strip = shutil.which("strip")
+    if not strip:
+        raise Skip("no strip program")
+    p = cx.copy("stripped-prog")
+    subprocess.run([strip, p], check=True)
+    return TRACE + [p, "10"], {"prog": p}
+
+
+def scenario_no_match(cx):
+    return ["-f", "nomatch::*", cx.exe, "10"], {"prog": cx.exe}
+
+
+def scenario_invalid_glob(cx):
+    return ["-f", "hotloop::[", cx.exe, "10"], {}
+
+
+def scenario_log_missing(cx):
+    p = cx.path("no-such.rtrace")
+    return ["report", p], {"log": p}
+
+
+def scenario_log_unreadable(cx):
+    p = cx.path("unreadable.rtrace")
+    shutil.copy(cx.log(), p)
+    os.chmod(p, 0)
+    if os.access(p, os.R_OK):
+        raise Skip("running as root: every file is readable")
+    return ["report", p], {"log": p}
+
+
+def scenario_log_directory(cx):
+    return ["report", cx.tmp], {"log": cx.tmp}
+
+
+def scenario_not_a_log(cx):
+    p = cx.path("text.rtrace")
+    with open(p, "w") as f:
+        f.write("not a log\n" * 10)
+    return ["report", p], {"log": p}
+
+
+def scenario_log_cut_in_header(cx):
+    p = log_patched(cx, "cut.rtrace", 0, b"", cut=10)
+    return ["report", p], {"log": p}
+
+
+def scenario_log_corrupt(cx):
+    # the first block after the 16-byte header is the session block:
+    # a length of 3 cannot hold its fixed fields
+    p = log_patched(cx, "corrupt.rtrace", 20, b"\x03\x00\x00\x00")
+    return ["report", p], {"log": p}
+
+
+def scenario_log_newer(cx):
+    p = log_patched(cx, "newer.rtrace", 8, b"\x63\x00\x00\x00")  # version 99
+    return ["report", p], {"log": p}
+
+
+def scenario_log_no_dir(cx):
+    p = cx.path("no/such/dir/x.rtrace")
+    return ["record", "-o", p] + TRACE + [cx.exe, "10"], {"log": p}
+
+
+def check_cut_run(cx, r, log, n):
+    """The program ran on (its own output complete, exit 0), and the
+    report of what was written says the log is cut."""
+    want = subprocess.run([cx.exe, str(n)], capture_output=True).stdout
+    row("  the program ran to its end", "OK" if r.stdout == want else "NG",
+        "stdout %d bytes, native %d" % (len(r.stdout), len(want)))
+    rep = subprocess.run([cx.rtrace, "report", log], capture_output=True, text=True)
+    ok = rep.returncode == 0 and "log is cut short" in rep.stdout
+    row("  the report says the log is cut", "OK" if ok else "NG",
+        rep.stderr.strip()[:100] or "exit %d" % rep.returncode)
+
+
+def scenario_disk_full(cx):
+    # a file size limit (ulimit -f): the write that crosses it fails
+    log, n = cx.path("limited.rtrace"), 40000
+    lim = 64 * 1024
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lim, lim))
+    return (["record", "-o", log] + TRACE + [cx.exe, str(n)], {},
+            {"preexec": limit, "then": lambda r: check_cut_run(cx, r, log, n)})
+
+
+def scenario_dev_full(cx):
+    return ["record", "-o", "/dev/full"] + TRACE + [cx.exe, "10"], {}
+
+
+def scenario_no_such_pid(cx):
+    pid = 4194304 + 1  # above any pid_max
+    return ["-p", str(pid)], {"pid": str(pid)}
+
+
+def scenario_other_user(cx):
+    if os.getuid() != 0:
+        # someone else's process: PID 1 when it is not ours
+        if os.stat("/proc/1").st_uid == os.getuid():
+            raise Skip("PID 1 is ours: no process of another user to try")
+        return ["-p", "1"], {"pid": "1"}
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        raise Skip("running as root without setpriv: cannot be another user")
+    wrap = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"]
+    # a checkout under /root is out of nobody's reach
+    if subprocess.run(wrap + ["test", "-x", cx.rtrace]).returncode != 0:
+        raise Skip("user nobody cannot run %s" % cx.rtrace)
+    victim = subprocess.Popen(["sleep", "60"])
+    return (["-p", str(victim.pid)], {"pid": str(victim.pid)},
+            {"wrap": wrap, "then": lambda r: (victim.kill(), victim.wait())})
+
+
+def scenario_count_and_coverage(cx):
+    return ["--count", "--coverage"] + TRACE + [cx.exe, "10"], {}
+
+
+def scenario_pid_and_program(cx):
+    return ["-p", "1", cx.exe], {"prog": cx.exe}
+
+
+def scenario_no_program(cx):
+    return TRACE, {}
+
+
+def scenario_unknown_option(cx):
+    return ["--no-such-option", cx.exe], {}
+
+
+def scenario_missing_value(cx):
+    return ["-f"], {}
+
+
+def scenario_two_logs(cx):
+    return ["report", "--by", "thread", "a.rtrace", "b.rtrace"], {}
+
+
+def scenario_bad_format(cx):
+    return ["report", "--format", "xml", cx.log()], {}
+
+
+# ---- the table and the checks -------------------------------------------
+
+def read_table(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            m = ROW.match(line.rstrip("\n"))
+            if m:
+                rows.append((m.group(1), m.group(3), int(m.group(4))))
+    return rows
+
+
+def message_regex(msg, subst):
+    out = ""
+    for part in re.split(r"(\{\w+\}|…)", msg):
+        if part == "…":
+            out += ".*"
+        elif re.fullmatch(r"\{\w+\}", part):
+            out += re.escape(subst[part[1:-1]])
+        else:
+            out += re.escape(part)
+    return re.compile(out)
+
+
+def run_row(cx, rid, msg, code):
+    fn = globals().get("scenario_" + rid.replace("-", "_"))
+    if not fn:
+        row(rid, "NG", "no scenario for this row")
+        return
+    try:
+        got = fn(cx)
+    except Skip as e:
+        row(rid, "SKIP", str(e))
+        return
+    argv, subst = got[0], got[1]
+    opts = got[2] if len(got) > 2 else {}
+    r = subprocess.run(opts.get("wrap", []) + [cx.rtrace] + argv, cwd=cx.tmp,
+                       capture_output=True, timeout=120, preexec_fn=opts.get("preexec"))
+    try:
+        rx = message_regex(msg, subst)
+    except KeyError as e:
+        row(rid, "NG", "the message names %s, which the scenario does not set" % e)
+        return
+    lines = r.stderr.decode(errors="replace").splitlines()
+    ok_msg = any(rx.fullmatch(l) for l in lines)
+    ok = ok_msg and r.returncode == code
+    row(rid, "OK" if ok else "NG", "exit %d%s" % (
+        r.returncode, "" if ok else ", stderr: " + " / ".join(lines)[:300]))
+    if "then" in opts:
+        opts["then"](r)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("--rtrace", "--rustc", "--fixtures", "--build", "--table"):
+        ap.add_argument(a, required=True)
+    args = ap.parse_args()
+    for a in ("rtrace", "fixtures", "build", "table"):
+        setattr(args, a, os.path.abspath(getattr(args, a)))
+    rows = read_table(args.table)
+    ids = {r[0] for r in rows}
+    for name in sorted(globals()):
+        if name.startswith("scenario_") and name[9:].replace("_", "-") not in ids:
+            row(name[9:].replace("_", "-"), "NG", "a scenario without a row in the table")
+    if not rows:
+        row("table", "NG", "no rows in " + args.table)
+    for rid, msg, code in rows:
+        tmp = tempfile.mkdtemp(prefix="rtrace-errors.")
+        try:
+            run_row(Cx(args, tmp), rid, msg, code)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d rows, %d NG" % (len(rows), len(FAILED)))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
