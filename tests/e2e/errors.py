@@ -284,6 +284,25 @@ def scenario_two_logs(cx):
     return ["report", "--by", "thread", "a.rtrace", "b.rtrace"], {}
 
 
+def scenario_script_error(cx):
+    path = cx.path("bad.rtx")
+    with open(path, "w") as f:
+        f.write("trase hotloop::*\nrun\n")
+    return ["-x", path, "--", cx.exe, "10"], {"file": path}
+
+
+def scenario_script_expect(cx):
+    # hotloop N calls its leaf N times, by construction
+    path = cx.path("expect.rtx")
+    with open(path, "w") as f:
+        f.write("run\nexpect calls hotloop::leaf == 3\n")
+    return ["-x", path, "--", cx.exe, "10"], {"file": path}
+
+
+def scenario_script_missing(cx):
+    return ["-x", cx.path("nosuch.rtx")], {"file": cx.path("nosuch.rtx")}
+
+
 def scenario_bad_format(cx):
     return ["report", "--format", "xml", cx.log()], {}
 
