@@ -607,9 +607,10 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 
 	if (o->quiet)
 		return;
-	fprintf(stderr, "rtrace: traced %llu functions (%s), %s hits, %s "
+	fprintf(stderr, "rtrace: traced %llu function%s (%s), %s hits, %s "
 		"events in %llu thread%s; log: %s\n",
-		(unsigned long long)res->st.funcs, t->include.v[0],
+		(unsigned long long)res->st.funcs,
+		res->st.funcs == 1 ? "" : "s", t->include.v[0],
 		rt_fmt_count(c, sizeof(c), res->st.hits + res->st.inline_events),
 		rt_fmt_count(e, sizeof(e), events),
 		(unsigned long long)res->st.threads,
@@ -653,9 +654,14 @@ static void print_stats(const struct run_result *res, uint64_t events)
 		rt_fmt_count(s, sizeof(s), res->st.stops),
 		res->st.stops / hits, rt_fmt_count(sc, sizeof(sc), res->syscalls),
 		res->syscalls / hits, rt_fmt_count(d, sizeof(d), events));
-	fprintf(stderr, "rtrace: stats: %s tracing, %.2f µs per stop\n",
-		rt_fmt_duration(d, sizeof(d), res->ns),
-		res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
+	/* with events recorded in the program, the time is not the stops' */
+	if (res->st.inline_events)
+		fprintf(stderr, "rtrace: stats: %s tracing\n",
+			rt_fmt_duration(d, sizeof(d), res->ns));
+	else
+		fprintf(stderr, "rtrace: stats: %s tracing, %.2f µs per stop\n",
+			rt_fmt_duration(d, sizeof(d), res->ns),
+			res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
 	print_inline_stats(&res->st);
 }
 

@@ -162,7 +162,7 @@ struct rt_replay *rt_replay_new(FILE *out, const struct rt_view_ctx *v)
 	fprintf(out, "# rtrace replay: %s\n", v->log_path);
 	fprintf(out, "# command:  %s\n", v->info->cmdline);
 	fputs(rp->times ? "# time: seconds since the program started, on the "
-			  "timeline without rtrace's cost per stop;\n"
+			  "timeline without rtrace's costs;\n"
 			  "# duration: the call's total time, callees "
 			  "included\n"
 			: "# time: seconds since the program started; entries "

@@ -86,7 +86,8 @@ static void print_header(FILE *out, const struct rt_report *rep)
 			"(--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
 	else
-		fputs("# times are raw: they include rtrace's cost per stop\n",
+		fputs("# times are raw: they include rtrace's costs (per stop, "
+		      "per inline event)\n",
 		      out);
 }
 

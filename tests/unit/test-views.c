@@ -482,7 +482,7 @@ static const char replay_head[] =
 	"# rtrace replay: t.rtlog\n"
 	"# command:  ./app --flag\n"
 	"# time: seconds since the program started, on the timeline without "
-	"rtrace's cost per stop;\n"
+	"rtrace's costs;\n"
 	"# duration: the call's total time, callees included\n"
 	"#\n"
 	"#         TIME    DURATION      TID  FUNCTION\n";
