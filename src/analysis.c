@@ -292,8 +292,12 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	fr->flags |= flags;
 	fill_call(t, fr, &call);
 	call.total = raw > c ? raw - c : 0;
-	call.self = call.total > fr->child_total ?
-			    call.total - fr->child_total : 0;
+	/* a call's time holds its callees': when the cost taken out was
+	 * more than a callee's time (a busy machine makes stops look
+	 * dearer), that callee was held at 0, but the whole cost still
+	 * came out of this call */
+	call.total = MAX(call.total, fr->child_total);
+	call.self = call.total - fr->child_total;
 	call.end = timeline(f, t, ts);
 	call.ret = ret;
 	/* the start the views saw at entry; the clamps of the compensated

@@ -428,6 +428,36 @@ TEST_CASE(compensation_counts_stops)
 	RUN_DONE(&r);
 }
 
+/* More cost taken out of a short callee than it lasted holds that callee
+ * at 0; its caller still loses all of it, yet must keep at least the time
+ * of its callees. */
+TEST_CASE(compensation_holds_callees)
+{
+	struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1),
+		ev(110, RT_EV_ENTRY, CHILD, S1, TID, 5),   /* raw 10, cost 50 */
+		ev(120, RT_EV_EXIT, CHILD, S1, TID, 5),
+		ev(200, RT_EV_ENTRY, GRAND, S1, TID, 1),   /* raw 1000, cost 10 */
+		ev(1200, RT_EV_EXIT, GRAND, S1, TID, 1),
+		ev(1210, RT_EV_EXIT, PARENT, S0, TID, 1),  /* raw 1110, cost 130 */
+	};
+	const struct rt_call *c;
+	struct run r;
+
+	run(&r, 10, e, ARRAY_SIZE(e), 1300);
+	c = left(&r, CHILD, 0);
+	TEST_TRUE(c != NULL);
+	TEST_EQ(c->total, 0);
+	c = left(&r, GRAND, 0);
+	TEST_TRUE(c != NULL);
+	TEST_EQ(c->total, 990);
+	c = left(&r, PARENT, 0);
+	TEST_TRUE(c != NULL);
+	TEST_EQ(c->total, 990);   /* not 1110 - 130 = 980 */
+	TEST_EQ(c->self, 0);
+	RUN_DONE(&r);
+}
+
 /* ---- recursion ----------------------------------------------------------- */
 
 TEST_CASE(recursion_direct)
