@@ -25,6 +25,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runtest  # noqa: E402  (its fixture builds)
+
 ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|(.*)\|\s*`(.+)`\s*\|\s*(\d+)[^|]*\|\s*$")
 FAILED = []
 
@@ -71,15 +75,13 @@ class Cx:
 
 
 def build(args, name, opt):
-    src = os.path.join(args.fixtures, name + ".rs")
-    exe = os.path.join(args.build, "%s-O%s" % (name, opt))
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-        os.makedirs(args.build, exist_ok=True)
-        tmp = exe + ".tmp%d" % os.getpid()
-        subprocess.run([args.rustc, "--edition", "2021", "-g", "-C", "opt-level=" + opt,
-                        "-o", tmp, src], check=True)
-        os.replace(tmp, exe)
-    return exe
+    """The fixture @name at -O@opt, built (and cached) as runtest.py does."""
+    b = runtest.Build(opt, False)
+    os.makedirs(args.build, exist_ok=True)
+    runtest.build_fixture(args, name, b)
+    if b.error:
+        raise RuntimeError(b.error)
+    return b.exe
 
 
 def patched(cx, name, offset, data):

@@ -34,6 +34,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runtest  # noqa: E402  (its fixture builds)
+
 FAILED = []
 LONG = "1000000000000"  # hotloop runs for hours: only a signal ends it
 
@@ -45,15 +49,13 @@ def row(name, ok, detail=""):
 
 
 def build(args, name, opt):
-    src = os.path.join(args.fixtures, name + ".rs")
-    exe = os.path.join(args.build, "%s-O%s" % (name, opt))
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-        os.makedirs(args.build, exist_ok=True)
-        tmp = exe + ".tmp%d" % os.getpid()
-        subprocess.run([args.rustc, "--edition", "2021", "-g", "-C", "opt-level=" + opt,
-                        "-o", tmp, src], check=True)
-        os.replace(tmp, exe)
-    return exe
+    """The fixture @name at -O@opt, built (and cached) as runtest.py does."""
+    b = runtest.Build(opt, False)
+    os.makedirs(args.build, exist_ok=True)
+    runtest.build_fixture(args, name, b)
+    if b.error:
+        raise RuntimeError(b.error)
+    return b.exe
 
 
 def group(pgid):
