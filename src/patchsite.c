@@ -325,12 +325,11 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 }
 
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
-		   const struct rt_insn *sites, size_t n)
+		   size_t n)
 {
 	struct scan s = { .f = f };
 	struct region *regs = xcalloc(n + 1, sizeof(*regs));
 
-	(void)sites;
 	collect_marks(&s);
 	for (size_t i = 0; i < n; i++) {
 		struct rt_probe *pr = &probes[i];

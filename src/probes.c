@@ -178,8 +178,7 @@ static void plan_inline(struct rt_plan *p, const struct rt_plan_func *pf,
 	if (stop)
 		f.kinds = 0;
 	if (p->probes.n > first)
-		rt_patch_plan(&f, p->probes.v + first, p->insns.v + first,
-			      p->probes.n - first);
+		rt_patch_plan(&f, p->probes.v + first, p->probes.n - first);
 	for (size_t i = first; stop && i < p->probes.n; i++)
 		p->probes.v[i].inline_why = RT_INLINE_ROLE;
 }

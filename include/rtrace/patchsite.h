@@ -36,11 +36,11 @@ struct rt_patch_func {
 					* table whose targets are in @marks */
 };
 
-/* Decides, for the @n probes of function @f (in address order, with the
- * instruction of each in @sites), which are patched: sets patch_lo,
- * patch_len, patch_code, patch_orig and inline_why of each. */
+/* Decides, for the @n probes of function @f (in address order), which
+ * are patched: sets patch_lo, patch_len, patch_code, patch_orig and
+ * inline_why of each. */
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
-		   const struct rt_insn *sites, size_t n);
+		   size_t n);
 
 /* The trampoline of patched probe @pr: its instructions are decoded into
  * @insns (the caller's, reused) and @out points into it.  0, or -EILSEQ

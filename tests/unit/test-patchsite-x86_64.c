@@ -28,7 +28,6 @@
 struct fn {
 	rt_insn_vec insns;
 	struct rt_probe probes[8];
-	struct rt_insn sites[8];
 	size_t n;
 	uint8_t after[32];          /* the bytes past its end */
 	bool after_ok;
@@ -72,14 +71,14 @@ static int plan(struct fn *f, const uint8_t *code, size_t len,
 		f->probes[f->n] = (struct rt_probe){
 			.addr = in->addr, .func = FUNC_ID, .kinds = kinds,
 			.role = RT_ROLE_TRACED, .func_lo = LO, .func_hi = hi };
-		f->sites[f->n++] = *in;
+		f->n++;
 	}
 	pf = (struct rt_patch_func){
 		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = hi,
 		.kinds = RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL,
 		.read_after = read_after, .ctx = f, .marks = marks,
 		.nmarks = nmarks, .tables_known = known };
-	rt_patch_plan(&pf, f->probes, f->sites, f->n);
+	rt_patch_plan(&pf, f->probes, f->n);
 	return 0;
 }
 
