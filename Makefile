@@ -27,10 +27,12 @@ all: build
 deps:
 	@.ci/install-deps
 
-$(BUILD)/CMakeCache.txt:
+# The generated Makefile, not CMakeCache.txt: a configure that failed (a
+# library missing) leaves a cache behind but no Makefile, and must run again.
+$(BUILD)/Makefile:
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
 
-build: deps $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
 demo: build
