@@ -147,13 +147,14 @@ CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
   COUNTI <name>    v0 builds only (SKIP in legacy builds): the sum of "calls"
                    over functions named exactly <name> equals n exactly
   TIME <path>      total_ns/calls and self_ns/calls, summed over the
-                   functions selected as for COUNT, are within
-                   time_tolerance (or time_floor_ns, whichever is larger)
-                   of the fixture's figures; the median over time_runs
-                   traced runs (in the native run's figures with
-                   self_counted).  SKIP, with the load, when the machine
-                   has more than 1.5 runnable processes per CPU, unless
-                   RTRACE_STRICT_TIMES=1
+                   functions selected as for COUNT, against the figures
+                   the fixture printed in the same traced run (what its
+                   busy-waits took by its own clock): the median over
+                   time_runs traced runs of the difference is within
+                   time_tolerance of the median figure (or time_floor_ns,
+                   whichever is larger).  SKIP, with the load, when the
+                   machine has more than 1.5 runnable processes per CPU,
+                   unless RTRACE_STRICT_TIMES=1
   NATIVE <path>    the same check for total and self against <ns>
   --count          with "--count" in record_options: the report's "mode"
                    is "count"; COUNT and TCOUNT exact as above; no TIME
@@ -843,6 +844,7 @@ class Ctx:
     def __init__(self, opts, case, b, lab, tmp, table):
         self.opts, self.case, self.b, self.lab = opts, case, b, lab
         self.tmp, self.table = tmp, table
+        self.last_out = b""  # the last traced run's stdout
 
     def row(self, check, result, expected="", got="", detail=None):
         self.table.row(self.case["name"], self.lab, check, result, expected, got, detail)
@@ -857,7 +859,7 @@ def check_runs(opts, case, b, lab, tmp, table):
     want_exit = case["expect_exit"] if case["expect_exit"] is not None else native.status()
     report = check_recorded(cx, native, exp, want_exit, [], "")
     if report is not None and (exp.time or exp.native) and not record_mode(case):
-        check_times(cx, native, exp, want_exit, report)
+        check_times(cx, want_exit, (report, cx.last_out))
     if case["test_threads_compare"]:
         other = check_recorded(cx, native, exp, want_exit, ["--test-threads=1"],
                                "--test-threads=1: ")
@@ -906,6 +908,7 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         cx.row(tag + "record: interrupted", "NG", "still running after %.1f s"
                % case["interrupt"]["after"], "ended before", detail=run_detail(rec))
     check_outputs(cx, native, rec, tag)
+    cx.last_out = rec.out
     if case["inline_share"] and cx.opts.engine != "trap":
         check_inline_share(cx, rec, tag)
     if case["self_counted"]:
@@ -1097,33 +1100,47 @@ def machine_busy():
     return None
 
 
-def check_time(cx, reports, path, nums, tag, kind="TIME"):
-    """TIME and NATIVE lines: the median over several traced runs (the
-    machines are shared and noisy), within time_tolerance of the fixture's
-    figures, or within time_floor_ns when that is more."""
+def time_want(exp, kind, path):
+    """(total, self) the fixture printed for path in one run, or None."""
+    if kind == "TIME":
+        return next(((t, n) for p, t, n in exp.time if p == path), None)
+    return next(((n, n) for p, n in exp.native if p == path), None)
+
+
+def check_time(cx, runs, path, tag, kind="TIME"):
+    """TIME and NATIVE lines: each traced run's figure against what the
+    fixture printed in that run; the median difference over the runs (the
+    machines are shared and noisy) within time_tolerance of the figure, or
+    within time_floor_ns when that is more."""
     tol, floor = cx.case["time_tolerance"], cx.case["time_floor_ns"]
     busy = machine_busy()
-    for what, key, want in (("total", "total_ns", nums[0]), ("self", "self_ns", nums[1])):
+    for what, key, i in (("total", "total_ns", 0), ("self", "self_ns", 1)):
         check = tag + "%s %s %s/call" % (kind, path, what)
-        exp = "%d ±%g%%" % (want, tol * 100)
-        if floor:
-            exp += " or %d ns" % floor
-        vals = [v for v in (per_call(r, path, key) for r in reports) if v is not None]
-        if not vals:
-            cx.row(check, "NG", exp, "no calls" + not_probed_reason(reports[0], path, False))
+        pairs = []
+        for report, exp in runs:
+            want, got = time_want(exp, kind, path), per_call(report, path, key)
+            if want is not None and got is not None:
+                pairs.append((want[i], got))
+        if not pairs:
+            cx.row(check, "NG", "the fixture's figure", "no calls"
+                   + not_probed_reason(runs[0][0], path, False))
             continue
-        got = statistics.median(vals)
-        err = (got - want) / want if want else float("inf")
-        res = "OK" if abs(got - want) <= max(tol * abs(want), floor) else "NG"
+        want = statistics.median(w for w, _ in pairs)
+        diff = statistics.median(g - w for w, g in pairs)
+        errs = [(g - w) / w if w else float("inf") for w, g in pairs]
+        exp = "%d ±%g%%" % (want, tol * 100) + (" or %d ns" % floor if floor else "")
+        res = "OK" if abs(diff) <= max(tol * abs(want), floor) else "NG"
         if res == "NG" and busy:
             res, exp = "SKIP", exp + " (" + busy + ")"
-        cx.row(check, res, exp, "%.0f (%+.1f%%, median of %d runs: %.0f..%.0f)" % (
-            got, err * 100, len(vals), min(vals), max(vals)))
+        cx.row(check, res, exp, "%+.0f ns (%+.1f%%, median of %d runs: %+.1f%%..%+.1f%%)" % (
+            diff, 100 * diff / want if want else float("inf"), len(pairs),
+            100 * min(errs), 100 * max(errs)))
 
 
-def check_times(cx, native, exp, want_exit, first):
-    """More traced runs for the TIME lines; each must end as the first."""
-    reports = [first]
+def check_times(cx, want_exit, first):
+    """More traced runs for the TIME lines; each must end as the first.
+    first: the first traced run's (report, stdout)."""
+    runs = [first]
     for i in range(1, cx.case["time_runs"]):
         log = os.path.join(cx.tmp, "time%d.rtrace" % i)
         rec = run(record_cmd(cx.opts, cx.case, cx.b.exe, log), cx.tmp, cx.case["timeout"])
@@ -1133,11 +1150,17 @@ def check_times(cx, native, exp, want_exit, first):
             continue
         r = get_report(cx, log, [], "TIME: run %d: " % (i + 1))
         if r is not None:
-            reports.append(r)
-    for path, total, self_ns in exp.time:
-        check_time(cx, reports, path, (total, self_ns), "")
-    for path, ns in exp.native:
-        check_time(cx, reports, path, (ns, ns), "", "NATIVE")
+            runs.append((r, rec.out))
+    try:
+        runs = [(r, parse_expectations(out)) for r, out in runs]
+    except ValueError as e:
+        cx.row("TIME: the program's figures", "NG", "TIME lines", str(e))
+        return
+    exp = runs[0][1]
+    for path, _, _ in exp.time:
+        check_time(cx, runs, path, "")
+    for path, _ in exp.native:
+        check_time(cx, runs, path, "", "NATIVE")
 
 
 def per_key(report, path, key):

@@ -3,7 +3,8 @@
 # functions cost without rtrace.  Five leaves (tests/fixtures/compensate.rs):
 # tiny (a few ns) and work (a fixed computation, tens of µs), whose native
 # cost the fixture measures itself on untraced twins (NATIVE lines), and
-# busy-waits of 0.1 ms, 1 ms and 5 ms (TIME lines, by construction).
+# busy-waits of 0.1 ms, 1 ms and 5 ms (TIME lines: at least that, and
+# what they took by the program's own clock).
 # Total and self times, the median of 5 traced runs, within 5 % or 1 µs,
 # whichever is larger.  The twins' figures differ from run to run, hence
 # self_counted (stdout compared with numbers masked).
