@@ -18,7 +18,9 @@
  *  - Each stop costs the program time: a call's total loses the cost of
  *    every stop that happened inside it, so times are the untraced ones.
  *    The cost of a stop depends on how long the thread ran before it (the
- *    calibration curve in the log header).
+ *    calibration curve in the log header).  Part of it comes before the
+ *    stop's time stamp and part after, so a call that begins or ends at a
+ *    stop loses only its own side of that stop.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -65,6 +67,8 @@ struct thread_state {
 	VEC(struct frame) stack;
 	VEC(uint32_t) ids;       /* func ids of the stack, for rt_call */
 	uint64_t cost;           /* cumulative stop cost (ns) */
+	uint64_t cost_owed;      /* the part of its last stop's cost that
+				  * follows that stop's time stamp */
 	uint64_t inline_cost;    /* what one inline event costs (ns) */
 	int64_t shift;           /* in-place measure minus the curve's */
 	uint64_t last_ts;        /* raw time of its previous event */
@@ -143,6 +147,7 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 	free_slot->seq = f->info.n;
 	free_slot->cost = 0;
 	free_slot->shift = 0;
+	free_slot->cost_owed = 0;
 	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
@@ -183,11 +188,13 @@ static void note_pid(struct rt_frames *f, uint32_t pid)
 
 /* Adds what the @n stops up to event time @ts cost the thread.  Their
  * intervals are unknown when n > 1 (stops without events, such as a jump
- * that was not taken): they are taken as evenly spread. */
+ * that was not taken): they are taken as evenly spread.  With @at_stop,
+ * the event's time stamp was taken during the last of them: what that
+ * stop costs after the stamp is owed, and settled at the next event. */
 static void account_stops(struct rt_frames *f, struct thread_state *t,
-			  uint64_t ts, unsigned n)
+			  uint64_t ts, unsigned n, bool at_stop)
 {
-	uint64_t interval;
+	uint64_t interval, cost, after;
 	int64_t c;
 
 	if (!n || f->opts.raw_times)
@@ -195,7 +202,14 @@ static void account_stops(struct rt_frames *f, struct thread_state *t,
 	interval = t->last_ts && ts > t->last_ts ? (ts - t->last_ts) / n
 						 : UINT64_MAX;
 	c = (int64_t)rt_stop_cost_at(&f->curve, interval) + t->shift;
-	t->cost += n * (uint64_t)MAX(c, 0);
+	cost = (uint64_t)MAX(c, 0);
+	t->cost += n * cost;
+	if (!at_stop)
+		return;
+	after = cost - (uint64_t)((double)cost *
+				  rt_stop_pre_share(&f->curve, interval));
+	t->cost -= after;
+	t->cost_owed = after;
 }
 
 /* The stop cost measured in place shifts the whole curve for the thread:
@@ -508,7 +522,13 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	f->sum.last_ts = MAX(f->sum.last_ts, ev->ts);
 	f->sum.events++;
 	f->sum.stops += ev->nstops;
-	account_stops(f, t, ev->ts, ev->nstops);
+	/* a delay is timed from the stop before it, after-part included:
+	 * what that stop still owes is in the delay */
+	if (ev->kind != RT_EV_DELAY && ev->kind != RT_EV_CALIB) {
+		t->cost += t->cost_owed;
+		t->cost_owed = 0;
+	}
+	account_stops(f, t, ev->ts, ev->nstops, !(ev->flags & RT_EVF_INLINE));
 	if ((ev->flags & RT_EVF_INLINE) && !f->opts.raw_times)
 		t->cost += t->inline_cost;
 	t->last_ts = ev->ts;
@@ -583,8 +603,14 @@ void rt_analysis_summary_release(struct rt_analysis_summary *sum)
 
 void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
 {
-	if (f->opts.stop_cost_ns < 0 && c->n)
+	if (f->opts.stop_cost_ns < 0 && c->n) {
 		f->curve = *c;
+	} else if (c->n && c->has_pre && c->cost_ns[0]) {
+		/* a cost given by hand: split as the measured one was */
+		f->curve.has_pre = true;
+		f->curve.pre_ns[0] = (uint64_t)((double)f->curve.cost_ns[0] *
+						rt_stop_pre_share(c, 0));
+	}
 }
 
 /* Tells the machine where function @id starts (to pair tail jumps). */

@@ -9,6 +9,14 @@
  * costs.  Each interval gets a trimmed mean over its samples: the mean is
  * what a sum over many stops loses, and the trim keeps one descheduled
  * sample from skewing it.
+ *
+ * A stop's cost falls on both sides of the time stamp the tracer gives the
+ * event: trap, wake-up and register read before it; log, register write,
+ * continue and the thread's wake-up after.  A call that begins at a stop
+ * and ends at an event recorded in the process pays only the part after,
+ * so the split is measured too: the child leaves its clock reading before
+ * the breakpoint in a shared page, and the parent, at the stop, writes
+ * back how long before its own reading that was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +48,18 @@ static const struct {
 #define NPOINTS ARRAY_SIZE(points)
 #define MAX_SAMPLES 60
 
+/* Shared by the child and the parent, which reads and writes it only
+ * while the child is stopped. */
+struct split {
+	volatile uint64_t t0;   /* the child's clock just before the trap */
+	volatile uint64_t pre;  /* the parent's clock at the stop, less t0 */
+};
+
+/* What the child reports per interval. */
+struct point_cost {
+	uint64_t cost, pre;
+};
+
 typedef void (*code_fn)(void);
 
 static code_fn load_code(const uint8_t *code, size_t len)
@@ -63,12 +83,16 @@ static void spin(uint64_t ns)
 		;
 }
 
-static uint64_t timed_call(code_fn fn, uint64_t gap)
+/* How long a call of @fn takes after @gap ns of work; with @sp, the
+ * clock before the call is left there for the parent. */
+static uint64_t timed_call(code_fn fn, uint64_t gap, struct split *sp)
 {
 	uint64_t t0;
 
 	spin(gap);
 	t0 = now_ns();
+	if (sp)
+		sp->t0 = t0;
 	fn();
 	return now_ns() - t0;
 }
@@ -92,32 +116,38 @@ static uint64_t trimmed_mean(uint64_t *v, unsigned n)
 	return hi > lo ? sum / (hi - lo) : 0;
 }
 
-static void __noreturn child_main(int fd)
+static void __noreturn child_main(int fd, struct split *sp)
 {
 	size_t plen, tlen;
 	const uint8_t *pcode = rt_arch_ret_code(&plen);
 	const uint8_t *tcode = rt_arch_trap_ret_code(&tlen);
 	code_fn plain = load_code(pcode, plen);
 	code_fn trap = load_code(tcode, tlen);
-	uint64_t res[NPOINTS], base[MAX_SAMPLES], hit[MAX_SAMPLES];
+	uint64_t base[MAX_SAMPLES], hit[MAX_SAMPLES], pre[MAX_SAMPLES];
+	struct point_cost res[NPOINTS];
 
 	kill(getpid(), SIGSTOP);
 	if (!plain || !trap)
 		_exit(1);
 	for (size_t p = 0; p < NPOINTS; p++) {
-		for (unsigned i = 0; i < points[p].samples; i++) {
-			base[i] = timed_call(plain, points[p].gap_ns);
-			hit[i] = timed_call(trap, points[p].gap_ns);
+		unsigned n = points[p].samples;
+		uint64_t b, h;
+
+		for (unsigned i = 0; i < n; i++) {
+			base[i] = timed_call(plain, points[p].gap_ns, NULL);
+			hit[i] = timed_call(trap, points[p].gap_ns, sp);
+			pre[i] = sp->pre;
 		}
-		res[p] = trimmed_mean(hit, points[p].samples) -
-			 MIN(trimmed_mean(base, points[p].samples),
-			     trimmed_mean(hit, points[p].samples));
+		b = trimmed_mean(base, n);
+		h = trimmed_mean(hit, n);
+		res[p].cost = h - MIN(b, h);
+		res[p].pre = MIN(trimmed_mean(pre, n), res[p].cost);
 	}
 	_exit(write_all(fd, res, sizeof(res)) ? 1 : 0);
 }
 
 /* Handles the child's stops like probe hits until it exits. */
-static int serve(pid_t pid)
+static int serve(pid_t pid, struct split *sp)
 {
 	struct rt_regs regs;
 	struct rt_wait w;
@@ -134,7 +164,7 @@ static int serve(pid_t pid)
 								      : -EIO;
 		if (w.kind == RT_STOP_TRAP) {
 			rt_tracee_getregs(pid, &regs);
-			(void)now_ns();
+			sp->pre = now_ns() - sp->t0;
 			rt_arch_set_ip(&regs, rt_arch_ip(&regs));
 			rt_tracee_setregs(pid, &regs);
 		}
@@ -143,7 +173,7 @@ static int serve(pid_t pid)
 	}
 }
 
-static int run_child(int fds[2], pid_t *pid)
+static int run_child(int fds[2], struct split *sp, pid_t *pid)
 {
 	int status;
 	struct rt_wait w;
@@ -153,7 +183,7 @@ static int run_child(int fds[2], pid_t *pid)
 		return -errno;
 	if (*pid == 0) {
 		close(fds[0]);
-		child_main(fds[1]);
+		child_main(fds[1], sp);
 	}
 	if (waitpid(*pid, &status, WUNTRACED) != *pid)
 		return -ECHILD;
@@ -165,23 +195,33 @@ static int run_child(int fds[2], pid_t *pid)
 		return -EPERM;
 	}
 	kill(*pid, SIGCONT);
-	return serve(*pid);
+	return serve(*pid, sp);
 }
 
 int rt_calibrate_stop_cost(struct rt_stop_cost *cost)
 {
-	uint64_t res[NPOINTS];
+	struct point_cost res[NPOINTS];
+	struct split *sp;
 	int fds[2], err;
 	pid_t pid;
 
 	memset(cost, 0, sizeof(*cost));
-	if (pipe2(fds, O_CLOEXEC) != 0)
-		return -errno;
-	err = run_child(fds, &pid);
+	sp = mmap(NULL, sizeof(*sp), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sp == MAP_FAILED)
+		sp = NULL;
+	if (!sp || pipe2(fds, O_CLOEXEC) != 0) {
+		err = -errno;
+		if (sp)
+			munmap(sp, sizeof(*sp));
+		return err;
+	}
+	err = run_child(fds, sp, &pid);
 	close(fds[1]);
 	if (!err && read(fds[0], res, sizeof(res)) != sizeof(res))
 		err = -EIO;
 	close(fds[0]);
+	munmap(sp, sizeof(*sp));
 	if (err) {
 		pr_warn("cannot calibrate the cost of a stop (%s); times are "
 			"not compensated", strerror(-err));
@@ -189,38 +229,57 @@ int rt_calibrate_stop_cost(struct rt_stop_cost *cost)
 	}
 	for (size_t p = 0; p < NPOINTS; p++) {
 		/* the tracer sees stops this far apart */
-		cost->interval_ns[p] = points[p].gap_ns + res[p];
-		cost->cost_ns[p] = res[p];
-		pr_dbg("stops %llu ns apart cost %llu ns",
-		       (unsigned long long)cost->interval_ns[p],
-		       (unsigned long long)res[p]);
+		cost->interval_ns[p] = points[p].gap_ns + res[p].cost;
+		cost->cost_ns[p] = res[p].cost;
+		cost->pre_ns[p] = res[p].pre;
+		pr_dbg("stops %llu ns apart cost %llu ns, %llu before the "
+		       "time stamp", (unsigned long long)cost->interval_ns[p],
+		       (unsigned long long)res[p].cost,
+		       (unsigned long long)res[p].pre);
 		if (p && cost->interval_ns[p] < cost->interval_ns[p - 1])
 			cost->interval_ns[p] = cost->interval_ns[p - 1];
 	}
 	cost->n = NPOINTS;
+	cost->has_pre = true;
 	return 0;
+}
+
+/* @y at @interval_ns, interpolated linearly between the points of @cost
+ * (which has at least one). */
+static double interpolate(const struct rt_stop_cost *cost, const uint64_t *y,
+			  uint64_t interval_ns)
+{
+	if (interval_ns <= cost->interval_ns[0])
+		return (double)y[0];
+	for (uint32_t i = 1; i < cost->n; i++) {
+		uint64_t x0 = cost->interval_ns[i - 1], x1 = cost->interval_ns[i];
+
+		if (interval_ns > x1)
+			continue;
+		if (x1 == x0)
+			return (double)y[i];
+		return (double)y[i - 1] + ((double)y[i] - (double)y[i - 1]) *
+						  (double)(interval_ns - x0) /
+						  (double)(x1 - x0);
+	}
+	return (double)y[cost->n - 1];
 }
 
 uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
 			 uint64_t interval_ns)
 {
-	uint32_t i;
+	return cost->n ? (uint64_t)interpolate(cost, cost->cost_ns, interval_ns)
+		       : 0;
+}
 
-	if (!cost->n)
-		return 0;
-	if (interval_ns <= cost->interval_ns[0])
-		return cost->cost_ns[0];
-	for (i = 1; i < cost->n; i++) {
-		uint64_t x0 = cost->interval_ns[i - 1], x1 = cost->interval_ns[i];
-		uint64_t y0 = cost->cost_ns[i - 1], y1 = cost->cost_ns[i];
+double rt_stop_pre_share(const struct rt_stop_cost *cost,
+			 uint64_t interval_ns)
+{
+	double c, pre;
 
-		if (interval_ns > x1)
-			continue;
-		if (x1 == x0)
-			return y1;
-		return y0 + (uint64_t)(((double)y1 - (double)y0) *
-				       (double)(interval_ns - x0) /
-				       (double)(x1 - x0));
-	}
-	return cost->cost_ns[cost->n - 1];
+	if (!cost->n || !cost->has_pre)
+		return 1.0;
+	c = interpolate(cost, cost->cost_ns, interval_ns);
+	pre = interpolate(cost, cost->pre_ns, interval_ns);
+	return c > 0 ? MIN(pre / c, 1.0) : 1.0;
 }

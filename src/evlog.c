@@ -283,9 +283,11 @@ static int write_session(struct rt_evlog_writer *w,
 			 const struct rt_log_info *info)
 {
 	uint32_t npts = MIN(info->cost.n, RT_STOP_COST_POINTS);
+	uint32_t npre = info->cost.has_pre ? npts : 0;
 	size_t size = SESSION_FIXED + str_size(info->cmdline) +
 		      str_size(info->cwd) + str_size(info->host) +
-		      str_size(info->version) + 4 + 16 * (size_t)npts;
+		      str_size(info->version) + 4 + 16 * (size_t)npts +
+		      4 + 8 * (size_t)npre;
 	uint8_t *p = block_begin(w, BLK_SESSION, size);
 
 	if (!p)
@@ -304,6 +306,12 @@ static int write_session(struct rt_evlog_writer *w,
 		put_u64(p + 4 + 16 * i, info->cost.interval_ns[i]);
 		put_u64(p + 12 + 16 * i, info->cost.cost_ns[i]);
 	}
+	/* the split of each cost, after the curve: older readers stop
+	 * before it */
+	p += 4 + 16 * (size_t)npts;
+	put_u32(p, npre);
+	for (size_t i = 0; i < npre; i++)
+		put_u64(p + 4 + 8 * i, info->cost.pre_ns[i]);
 	return block_end(w);
 }
 
@@ -1006,6 +1014,24 @@ static void parse_cost(struct cur *c, struct rt_stop_cost *cost)
 	cost->n = c->why ? 0 : n;
 }
 
+/* The part of each point's cost before the time stamp, when the log has
+ * it (logs from before it was measured end at the curve). */
+static void parse_cost_split(struct cur *c, struct rt_stop_cost *cost)
+{
+	uint32_t n = cur_u32(c);
+
+	if (n != cost->n) {
+		c->why = "calibration split does not match the curve";
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		cost->pre_ns[i] = cur_u64(c);
+		if (cost->pre_ns[i] > cost->cost_ns[i])
+			c->why = "calibration split larger than the cost";
+	}
+	cost->has_pre = n && !c->why;
+}
+
 static const char *parse_session(struct rt_evlog_reader *r, struct cur *c)
 {
 	struct rt_log_info *info = &r->info;
@@ -1021,6 +1047,8 @@ static const char *parse_session(struct rt_evlog_reader *r, struct cur *c)
 	info->version = nonnull(cur_str(c, r));
 	if (!c->why && c->p < c->end)
 		parse_cost(c, &info->cost);
+	if (!c->why && c->p < c->end)
+		parse_cost_split(c, &info->cost);
 	return c->why;
 }
 

@@ -54,12 +54,17 @@ struct rt_event {
 
 /* What one ptrace stop costs the program, as a curve: the cost grows with
  * the interval since the thread's previous stop (an idle CPU wakes up
- * slowly).  Points are sorted by interval; n = 0 means no calibration. */
+ * slowly).  Points are sorted by interval; n = 0 means no calibration.
+ * pre_ns: the part of each cost spent before the tracer read its clock
+ * (the rest follows the event's time stamp); has_pre false (logs written
+ * before it was measured) puts the whole cost before the time stamp. */
 #define RT_STOP_COST_POINTS 8
 struct rt_stop_cost {
 	uint32_t n;
+	bool has_pre;
 	uint64_t interval_ns[RT_STOP_COST_POINTS];
 	uint64_t cost_ns[RT_STOP_COST_POINTS];
+	uint64_t pre_ns[RT_STOP_COST_POINTS];
 };
 
 /* The session block. */

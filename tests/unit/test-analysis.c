@@ -124,9 +124,11 @@ struct run {
 
 /* Feeds @evs to a fresh machine (every function's address registered),
  * then finishes at @end ns after T0. */
-static void run_split(struct run *r, const struct rt_analysis_opts *opts,
-		      uint64_t cost, enum rt_profile_split split,
-		      const struct rt_event *evs, size_t n, uint64_t end)
+/* Feeds @evs to a new machine: per-stop @cost, or @curve when not NULL. */
+static void run_curve(struct run *r, const struct rt_analysis_opts *opts,
+		      uint64_t cost, const struct rt_stop_cost *curve,
+		      enum rt_profile_split split, const struct rt_event *evs,
+		      size_t n, uint64_t end)
 {
 	struct rt_sink sinks[2];
 	struct rt_frames *f;
@@ -137,6 +139,8 @@ static void run_split(struct run *r, const struct rt_analysis_opts *opts,
 	sinks[0] = (struct rt_sink){ rec_enter, rec_leave, &r->rec };
 	sinks[1] = rt_profile_sink(r->prof);
 	f = rt_frames_new(opts, cost, T0, sinks, ARRAY_SIZE(sinks));
+	if (curve)
+		rt_frames_set_curve(f, curve);
 	for (uint32_t id = 0; id < NFUNCS; id++)
 		rt_frames_func_addr(f, id, ADDR(id));
 	rt_frames_helper(f, HELPER);
@@ -144,6 +148,13 @@ static void run_split(struct run *r, const struct rt_analysis_opts *opts,
 		rt_frames_feed(f, &evs[i]);
 	rt_frames_finish(f, T0 + end, &r->sum);
 	rt_frames_free(f);
+}
+
+static void run_split(struct run *r, const struct rt_analysis_opts *opts,
+		      uint64_t cost, enum rt_profile_split split,
+		      const struct rt_event *evs, size_t n, uint64_t end)
+{
+	run_curve(r, opts, cost, NULL, split, evs, n, end);
 }
 
 static void run(struct run *r, uint64_t cost, const struct rt_event *evs,
@@ -348,6 +359,49 @@ TEST_CASE(compensation_cost)
 	/* 250 - 3 * 10 */
 	TEST_EQ(r.rec.enter[2].c.start, 220);
 	CHECK_PROF(&r, 0, CHILD, 2, 210, 190);
+	RUN_DONE(&r);
+}
+
+/* A stop costs 10 ns, 4 before its time stamp and 6 after: a call loses
+ * the after-part of a stop that begins it and the before-part of a stop
+ * that ends it, none of an event recorded in the process. */
+TEST_CASE(compensation_split)
+{
+	static const struct rt_stop_cost curve = {
+		.n = 1, .has_pre = true, .interval_ns = { 10 },
+		.cost_ns = { 10 }, .pre_ns = { 4 },
+	};
+	struct rt_event e[8];
+	struct run r;
+	size_t n = 0;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S1, TID, 1);
+	e[n++] = ev(200, RT_EV_EXIT, PARENT, S1, TID, 1);
+	e[n++] = ev(300, RT_EV_ENTRY, CHILD, S1, TID, 1);
+	e[n++] = ev(400, RT_EV_EXIT, CHILD, S1, TID, 0);
+	e[n++] = ev(500, RT_EV_ENTRY, GRAND, S1, TID, 0);
+	e[n++] = ev(600, RT_EV_EXIT, GRAND, S1, TID, 1);
+	e[n++] = ev(700, RT_EV_ENTRY, PARENT, S1, TID, 0);
+	e[n++] = ev(800, RT_EV_EXIT, PARENT, S1, TID, 0);
+	for (size_t i = 3; i < n; i++)
+		if (!e[i].nstops)
+			e[i].flags |= RT_EVF_INLINE;
+	run_curve(&r, &def_opts, 10, &curve, RT_SPLIT_NONE, e, n, 900);
+	/* stop to stop: 100 - (6 + 4); cost 4 at 100, 14 at 200 */
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 96, 186, 90, 90, 0, 0);
+	/* stop to inline: 100 - 6; cost 24 at 300, 30 at 400 */
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 276, 370, 94, 94, 0, 0);
+	/* inline to stop: 100 - 4; cost 30 at 500, 34 at 600 */
+	CHECK_CALL(left(&r, GRAND, 0), GRAND, 470, 566, 96, 96, 0, 0);
+	/* inline to inline: 100; cost 40 from the stop at 600 on */
+	CHECK_CALL(left(&r, PARENT, 1), PARENT, 660, 760, 100, 100, 0, 0);
+	RUN_DONE(&r);
+
+	/* --stop-cost 20 keeps the measured split: 8 before, 12 after */
+	run_curve(&r, &(struct rt_analysis_opts){ .stop_cost_ns = 20 }, 10,
+		  &curve, RT_SPLIT_NONE, e, n, 900);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 92, 172, 80, 80, 0, 0);
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 252, 340, 88, 88, 0, 0);
 	RUN_DONE(&r);
 }
 

@@ -164,6 +164,8 @@ static const struct rt_log_info test_info = {
 	.start_ns = 123456789012345ULL,
 	.start_real_ns = 1700000000123456789ULL,
 	.stop_cost_ns = 28000,
+	.cost = { .n = 2, .has_pre = true, .interval_ns = { 28000, 90000 },
+		  .cost_ns = { 28000, 60000 }, .pre_ns = { 11000, 20000 } },
 	.pid = 4242,
 	.flags = RT_LOG_ATTACHED,
 	.cmdline = "./app --flag 'two words'",
@@ -423,7 +425,10 @@ static void b_header(struct bytes *b, uint32_t version, uint32_t hlen)
 }
 
 /* A session block with @extra bytes a newer writer might append. */
-static void b_session(struct bytes *b, uint32_t extra)
+/* A session block with one calibration point (cost 6) and, with @split,
+ * the part of it before the time stamp (2), then @extra bytes a newer
+ * writer might append. */
+static void b_session_split(struct bytes *b, bool split, uint32_t extra)
 {
 	size_t at = b_begin(b, BLK_SESSION);
 
@@ -439,9 +444,18 @@ static void b_session(struct bytes *b, uint32_t extra)
 	b_u32(b, 1);            /* one calibration point */
 	b_u64(b, 5);
 	b_u64(b, 6);
+	if (split) {
+		b_u32(b, 1);
+		b_u64(b, 2);
+	}
 	for (uint32_t i = 0; i < extra; i++)
 		b_raw(b, "+", 1);
 	b_end(b, at);
+}
+
+static void b_session(struct bytes *b, uint32_t extra)
+{
+	b_session_split(b, true, extra);
 }
 
 static void b_events(struct bytes *b, uint64_t from, uint64_t to)
@@ -519,6 +533,13 @@ static void check_info(T_ARGS, const struct rt_log_info *i)
 	TEST_EQ(i->start_ns, test_info.start_ns);
 	TEST_EQ(i->start_real_ns, test_info.start_real_ns);
 	TEST_EQ(i->stop_cost_ns, test_info.stop_cost_ns);
+	TEST_EQ(i->cost.n, 2);
+	TEST_TRUE(i->cost.has_pre);
+	for (int k = 0; k < 2; k++) {
+		TEST_EQ(i->cost.interval_ns[k], test_info.cost.interval_ns[k]);
+		TEST_EQ(i->cost.cost_ns[k], test_info.cost.cost_ns[k]);
+		TEST_EQ(i->cost.pre_ns[k], test_info.cost.pre_ns[k]);
+	}
 	TEST_EQ(i->pid, test_info.pid);
 	TEST_EQ(i->flags, test_info.flags);
 	TEST_STREQ(i->cmdline, test_info.cmdline);
@@ -871,6 +892,8 @@ static void check_grown(T_ARGS, const char *dir, const struct bytes *b,
 	free(msg);
 	TEST_STREQ(rt_evlog_info(r)->cmdline, "cmd");
 	TEST_STREQ(rt_evlog_info(r)->version, "v");
+	TEST_TRUE(rt_evlog_info(r)->cost.has_pre);
+	TEST_EQ(rt_evlog_info(r)->cost.pre_ns[0], 2);
 	TEST_EQ(read_events(r, 0, UINT64_MAX), 20);
 	TEST_EQ(rt_evlog_next(r, &(struct rt_event){ 0 }), 0);
 	TEST_EQ(rt_evlog_cut(r), cut);
@@ -903,7 +926,71 @@ TEST_CASE(unknown_blocks_and_fields_skipped)
 	tmpdir_free(dir);
 }
 
+/* A log from before the split was measured ends its session at the
+ * curve: read as a curve without a split. */
+TEST_CASE(session_without_split)
+{
+	char *dir = tmpdir_new();
+	struct bytes b = { 0 };
+	struct rt_evlog_reader *r = NULL;
+	char *msg;
+
+	b_header(&b, RT_EVLOG_VERSION, 16);
+	b_session_split(&b, false, 0);
+	b_events(&b, 0, 3);
+	TEST_EQ(open_bytes(dir, &b, &r, &msg), 0);
+	TEST_STREQ(msg, "");
+	free(msg);
+	TEST_EQ(rt_evlog_info(r)->cost.n, 1);
+	TEST_EQ(rt_evlog_info(r)->cost.cost_ns[0], 6);
+	TEST_TRUE(!rt_evlog_info(r)->cost.has_pre);
+	rt_evlog_reader_free(r);
+	free(b.p);
+	tmpdir_free(dir);
+}
+
 /* ---- malformed files ---------------------------------------------------- */
+
+/* A split that does not fit its curve. */
+TEST_CASE(malformed_split)
+{
+	static const struct { uint32_t n; uint64_t pre; const char *why; } bad[] = {
+		{ 2, 1, "calibration split does not match the curve" },
+		{ 1, 7, "calibration split larger than the cost" },
+	};
+	char *dir = tmpdir_new();
+	struct bytes b = { 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad) && !*T_PASS; i++) {
+		char want[160];
+		size_t at;
+
+		b.n = 0;
+		b_header(&b, RT_EVLOG_VERSION, 16);
+		at = b_begin(&b, BLK_SESSION);
+		b_u64(&b, 1);
+		b_u64(&b, 2);
+		b_u64(&b, 3);
+		b_u32(&b, 4);
+		b_u32(&b, 0);
+		b_str(&b, "cmd");
+		b_str(&b, "/");
+		b_str(&b, "host");
+		b_str(&b, "v");
+		b_u32(&b, 1);
+		b_u64(&b, 5);
+		b_u64(&b, 6);
+		b_u32(&b, bad[i].n);
+		for (uint32_t k = 0; k < bad[i].n; k++)
+			b_u64(&b, bad[i].pre);
+		b_end(&b, at);
+		snprintf(want, sizeof(want), "%%s: malformed session block "
+			 "(%s)", bad[i].why);
+		expect_bytes_error(T_PASS, dir, b.p, b.n, -EBADMSG, want);
+	}
+	free(b.p);
+	tmpdir_free(dir);
+}
 
 TEST_CASE(malformed_header_or_session)
 {
@@ -987,7 +1074,7 @@ static void expect_bad_block(T_ARGS, const char *dir, const void *bad,
 	bool ok;
 
 	b_header(&b, RT_EVLOG_VERSION, 16);
-	b_session(&b, 0);
+	b_session_split(&b, false, 0);
 	b_events(&b, 0, 5);
 	b_raw(&b, bad, n);
 	b_events(&b, 5, 6);
