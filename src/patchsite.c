@@ -205,11 +205,15 @@ static enum rt_inline_why entry_region(const struct scan *s,
 	for (; j < f->n && len < rt_arch_patch_len(); j++) {
 		const struct rt_insn *in = &f->insns[j];
 
-		/* a conditional jump moves (re-aimed); a direct jump moves
-		 * when it ends the region */
+		/* a conditional jump moves (re-aimed); a direct jump, or a
+		 * call, moves when it ends the region: the call's return
+		 * address is then the first byte after it, in the original */
+		bool ends = len + in->len >= rt_arch_patch_len();
+
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
-		    !(in->cls == RT_INSN_JMP &&
-		      len + in->len >= rt_arch_patch_len()))
+		    !(ends && (in->cls == RT_INSN_JMP ||
+			       in->cls == RT_INSN_CALL ||
+			       in->cls == RT_INSN_CALL_INDIRECT)))
 			return RT_INLINE_INSN;
 		len += in->len;
 	}
@@ -269,7 +273,9 @@ static enum rt_inline_why site_region(const struct scan *s,
 	if ((pr->kinds & ~s->f->kinds) & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
 					  RT_PROBE_TAIL))
 		return RT_INLINE_ROLE;
-	if (k == 0 && s->f->insns[0].cls == RT_INSN_PLAIN)
+	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
+		       s->f->insns[0].cls == RT_INSN_CALL ||
+		       s->f->insns[0].cls == RT_INSN_CALL_INDIRECT))
 		return entry_region(s, r);
 	return exit_region(s, k, k == 0, r);
 }

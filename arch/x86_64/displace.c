@@ -26,8 +26,8 @@
  * jmp (at most 3 bytes longer once an rsp displacement grows to disp32),
  * and an absolute jump.
  */
-_Static_assert(X64_PUSH_SEQ_LEN + X64_INSN_MAX + 3 + X64_JMP_ABS_LEN <=
-	       RT_ARCH_SLOT_MAX, "x86-64 slots must fit RT_ARCH_SLOT_MAX");
+_Static_assert(X64_MOVED_CALL_MAX + X64_JMP_ABS_LEN <= RT_ARCH_SLOT_MAX,
+	       "x86-64 slots must fit RT_ARCH_SLOT_MAX");
 
 /* Pushes @ret without touching the flags or any register but rsp. */
 static void emit_push(struct x64_code *s, rt_raddr ret)
@@ -202,6 +202,16 @@ static enum rt_refusal emulate_call_indirect(const struct rt_insn *insn,
 			      insn->addr + insn->len);
 }
 
+enum rt_refusal x64_emit_moved_call(struct x64_code *c,
+				    const struct rt_insn *insn)
+{
+	if (insn->cls == RT_INSN_CALL)
+		return emulate_call(insn, c);
+	if (insn->cls == RT_INSN_CALL_INDIRECT)
+		return emulate_call_indirect(insn, c);
+	return RT_REFUSE_UNDECODABLE;
+}
+
 /* The classes that run out of line. */
 static enum rt_refusal build_slot(const struct rt_insn *insn,
 				  struct x64_code *s)
@@ -216,9 +226,8 @@ static enum rt_refusal build_slot(const struct rt_insn *insn,
 	case RT_INSN_JMP_MEM:
 		return emulate_jmp_indirect(insn, s);
 	case RT_INSN_CALL:
-		return emulate_call(insn, s);
 	case RT_INSN_CALL_INDIRECT:
-		return emulate_call_indirect(insn, s);
+		return x64_emit_moved_call(s, insn);
 	default:
 		return RT_REFUSE_UNDECODABLE;
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rtrace/arch.h"
+#include "x86_64.h"
 
 /* Code being written: @buf holds what will run at @base. */
 struct x64_code {
@@ -46,6 +47,16 @@ void x64_emit_jcc(struct x64_code *c, unsigned cc, rt_raddr to);
 /* Appends instruction @insn, its RIP-relative displacement (if any)
  * re-encoded to reach the same address from its new place. */
 enum rt_refusal x64_emit_insn(struct x64_code *c, const struct rt_insn *insn);
+
+/* A call (direct or indirect) run from elsewhere: pushes the return
+ * address it has where it is, then jumps where it would go; the callee
+ * returns to the original code.  Lives in displace.c. */
+enum rt_refusal x64_emit_moved_call(struct x64_code *c,
+				    const struct rt_insn *insn);
+
+/* Most bytes x64_emit_moved_call() writes: the push, the call's operand
+ * as a jmp (3 bytes longer at most, an rsp displacement grown to disp32). */
+#define X64_MOVED_CALL_MAX (X64_PUSH_SEQ_LEN + X64_INSN_MAX + 3)
 
 /* The same for @len raw bytes whose disp32 sits at @disp_off (0: none),
  * computed for an instruction that ended at @orig_end. */

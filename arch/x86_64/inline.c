@@ -144,7 +144,9 @@ static enum rt_refusal emit_rec(struct x64_code *c,
 
 /* Displaced code: straight-line instructions, moved; a return, copied; a
  * direct jump or conditional jump, re-aimed from the trampoline; a jump
- * through a GOT slot, its operand re-aimed. */
+ * through a GOT slot, its operand re-aimed; a call that ends the region,
+ * made to return to the original code after it (so that the return
+ * address on the stack is the one unwinders know). */
 static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 				  size_t n)
 {
@@ -168,6 +170,10 @@ static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 			why = in[i].arch_disp_off ? x64_emit_insn(c, &in[i])
 						  : RT_REFUSE_BRANCH_OTHER;
 			break;
+		case RT_INSN_CALL:
+		case RT_INSN_CALL_INDIRECT:
+			why = x64_emit_moved_call(c, &in[i]);
+			break;
 		default:
 			why = RT_REFUSE_BRANCH_OTHER;
 			break;
@@ -178,9 +184,21 @@ static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 	return RT_REFUSE_NONE;
 }
 
-/* Upper bound of what emit_rec() and the moved code write. */
+/* Upper bound of what emit_rec() and one moved instruction write. */
 #define REC_MAX (1 + 1 + 10 + 10 + 5 + 1 + 1)
 #define MOVED_MAX (X64_INSN_MAX + 3)
+
+static size_t moved_max(const struct rt_insn *in, size_t n)
+{
+	size_t max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max += in[i].cls == RT_INSN_CALL ||
+				       in[i].cls == RT_INSN_CALL_INDIRECT
+			       ? X64_MOVED_CALL_MAX
+			       : MOVED_MAX;
+	return max;
+}
 
 enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 				    rt_raddr at, rt_raddr recorder,
@@ -190,8 +208,9 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 	enum rt_refusal why;
 
 	if (t->nrec > ARRAY_SIZE(t->rec) ||
-	    (t->npre + t->npost) * MOVED_MAX + t->nrec * REC_MAX +
-			    X64_JMP_ABS_LEN > RT_ARCH_TRAMP_MAX)
+	    moved_max(t->pre, t->npre) + moved_max(t->post, t->npost) +
+			    t->nrec * REC_MAX + X64_JMP_ABS_LEN >
+		    RT_ARCH_TRAMP_MAX)
 		return RT_REFUSE_OUT_OF_RANGE;
 	why = emit_moved(&c, t->pre, t->npre);
 	/* a conditional tail jump: not taken, back to the next instruction;

@@ -210,13 +210,71 @@ TEST_CASE(branch_into_region_refused)
 	vec_free(&f.insns);
 }
 
-/* A call in the first five bytes: its return address would fall inside. */
-TEST_CASE(call_in_entry_refused)
+/* A call that ends the entry region moves: the trampoline pushes the
+ * return address it had (the first byte after it, outside the jump) and
+ * jumps to the callee, which returns to the original code. */
+TEST_CASE(call_ending_entry_moves)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* push rbx; call +0x100; pop rbx; ret; int3 x4 */
+	PLAN(f, 0x53, 0xe8, 0, 1, 0, 0, 0x5b, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 6);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 9);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "push", "rbx"));
+	/* the push of LO + 6, flags untouched, then the jump to LO + 0x106 */
+	TEST_TRUE(is(&ci[5], "lea", "rsp, [rsp - 8]"));
+	TEST_TRUE(is(&ci[6], "mov", "dword ptr [rsp], 0x55561006"));
+	TEST_TRUE(is(&ci[7], "mov", "dword ptr [rsp + 4], 0x5555"));
+	TEST_TRUE(is(&ci[8], "jmp", "0x555555561106"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* Through a GOT slot, as rustc's -O0 code calls into std: the operand is
+ * re-aimed at the same slot from the trampoline. */
+TEST_CASE(indirect_call_ending_entry_moves)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	char want[64];
+	int64_t disp;
+	size_t n;
+
+	/* sub rsp, 0x48; call [rip + 0x1000]; add rsp, 0x48; ret; int3 x4 */
+	PLAN(f, 0x48, 0x83, 0xec, 0x48, 0xff, 0x15, 0, 0x10, 0, 0, 0x48, 0x83,
+	     0xc4, 0x48, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 10);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 9);
+	TEST_TRUE(is(&ci[4], "sub", "rsp, 0x48"));
+	TEST_TRUE(is(&ci[6], "mov", "dword ptr [rsp], 0x5556100a"));
+	/* the slot the call read: LO + 10 + 0x1000 */
+	disp = (int64_t)(LO + 10 + 0x1000) -
+	       (int64_t)(ci[8].address + ci[8].size);
+	snprintf(want, sizeof(want), "qword ptr [rip %c 0x%llx]",
+		 disp < 0 ? '-' : '+',
+		 (unsigned long long)(disp < 0 ? -disp : disp));
+	TEST_TRUE(is(&ci[8], "jmp", want));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A call too short to end the region: its return address would fall
+ * inside the jump, so the entry keeps its breakpoint. */
+TEST_CASE(call_inside_entry_refused)
 {
 	struct fn f = { 0 };
 
-	/* push rbx; call +0; pop rbx; ret; int3 x4 */
-	PLAN(f, 0x53, 0xe8, 0, 0, 0, 0, 0x5b, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	/* call rax; push rbx; push rbp; pop rbp; pop rbx; ret; int3 x4 */
+	PLAN(f, 0xff, 0xd0, 0x53, 0x55, 0x5d, 0x5b, 0xc3, 0xcc, 0xcc, 0xcc,
+	     0xcc);
 	TEST_EQ(f.probes[0].inline_why, RT_INLINE_INSN);
 	vec_free(&f.insns);
 }
