@@ -85,6 +85,9 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   expect_end      str    the report's "end", or a list of    "exited"
                   /list  the values allowed                    ("interrupted"
                                                                with interrupt)
+  breakpoint_sites list  with the inline engine, the functions
+                         that keep a breakpoint on some site (the
+                         report's "breakpoint_sites"), exactly  None
   inline_share    dict   {opt level: fraction}: with the inline
                          engine (not --engine trap), the least
                          share of events recorded without a stop,
@@ -298,6 +301,7 @@ DEFAULTS = {
     "interrupt": None,
     "self_counted": False,
     "inline_share": None,
+    "breakpoint_sites": None,
     "session": None,
 }
 KNOWN_VARS = set(DEFAULTS) | {"fixture"}
@@ -917,6 +921,11 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
     if report is None:
         return None
     check_ending(cx, report, want_exit, tag)
+    if case["breakpoint_sites"] is not None and cx.opts.engine != "trap":
+        got = sorted(b.get("name") for b in report.get("breakpoint_sites", []))
+        want = sorted(case["breakpoint_sites"])
+        cx.row(tag + "inline: functions with breakpoints", "OK" if got == want else "NG",
+               want, got)
     mode = record_mode(case)
     if mode:
         cx.row(tag + "report: mode", "OK" if report.get("mode") == mode else "NG",
