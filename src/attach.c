@@ -340,11 +340,8 @@ static bool stop_everything(struct rt_tracer *tr)
 	return true;
 }
 
-/* Moves a thread out of the scratch area: out of the measuring chain by
- * setting its instruction pointer to where it was going; out of a slot by
- * stepping the slot's few instructions (cold path, once per thread). */
-static void leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
-			  rt_raddr lo, rt_raddr hi)
+void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
+			     rt_raddr lo, rt_raddr hi, rt_bell_fn *bell)
 {
 	rt_raddr ip;
 
@@ -366,7 +363,7 @@ static void leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 		if (rt_tracee_getregs(th->tid, &th->regs))
 			return;
 		/* the inline recorder's breakpoints ring on the way out */
-		if (rt_tracer_bell(tr, th))
+		if (bell(tr, th))
 			rt_tracee_setregs(th->tid, &th->regs);
 		ip = rt_arch_ip(&th->regs);
 	}
@@ -402,7 +399,8 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
 
 		if (th->proc == p)
-			leave_scratch(tr, th, lo, hi);
+			rt_tracer_leave_scratch(tr, th, lo, hi,
+						rt_tracer_bell);
 	}
 	if (!any)
 		return;

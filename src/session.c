@@ -22,6 +22,7 @@
 #include "rtrace/hooks.h"
 #include "rtrace/launch.h"
 #include "rtrace/log.h"
+#include "rtrace/rescue.h"
 #include "rtrace/match.h"
 #include "rtrace/output.h"
 #include "rtrace/probes.h"
@@ -585,11 +586,13 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
+		rt_rescue_arm(tr);
 		rt_fault("attached");
 		announce_attach(o, t);
 		if (o->hooks && o->hooks->started)
 			o->hooks->started(o->hooks->ctx, o->attach_pid, true);
 		trace_loop(tr, o, res);
+		rt_rescue_disarm();
 		rt_tracer_free(tr);
 	}
 	tick(0);

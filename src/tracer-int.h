@@ -74,6 +74,18 @@ void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
  * returns whether th->regs changed and must be written back. */
 bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th);
 
+/* Handles a stop of @th at one of the inline recorder's breakpoints;
+ * returns whether it changed th->regs (to be written back). */
+typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);
+
+/* Moves stopped thread @th out of the scratch area [@lo, @hi): out of the
+ * measuring chain by setting its instruction pointer to where it was
+ * going; out of a slot, a trampoline or the recorder by stepping (cold
+ * path, once per thread), @bell handling the recorder's breakpoints met
+ * on the way. */
+void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
+			     rt_raddr lo, rt_raddr hi, rt_bell_fn *bell);
+
 /* Empties every ring of @p into the log and removes its event area
  * (through stopped thread @th): the inline engine is done with it. */
 void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,

@@ -21,6 +21,12 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             detaches: the program finishes the batch untraced, with its
             code as before, and the expect on the calls before the
             detach holds
+  crash     rtrace aborts while attached (fault injection, RTRACE_FAULT):
+            right after arming, and in the middle of a batch at a probe
+            hit, with either engine: rtrace dies of SIGABRT after saying
+            it gave the process back; the code bytes equal those before
+            the attach, the batch completes, the program runs on and
+            exits 0 with the totals of every batch
   errors    a process that does not exist; a process another tracer holds
 """
 import argparse
@@ -193,6 +199,41 @@ def test_script(args, exe, tag, tmp):
         "exit %d, %r" % (st, out))
 
 
+def test_crash(args, exe, tag, tmp, point, engine):
+    tag += "crash at %s (%s): " % (point, engine)
+    prog = Program(exe)
+    code0, maps0 = code_and_maps(prog.pid, exe)
+    log = os.path.join(tmp, "crash.rtrace")
+    env = dict(os.environ, RTRACE_FAULT=point)
+    rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                           "--engine", engine, "-f", "attachee::*"],
+                          stderr=subprocess.PIPE, text=True, env=env)
+    if point == "attached":
+        rt.wait(timeout=60)
+    else:
+        row(tag + "rtrace says it is attached", wait_attached(rt) is not None)
+    done = prog.ask("run 1000")
+    row(tag + "the batch completes", done == "batch done %d" % (1000 * THREADS), done)
+    try:
+        rc = rt.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        rt.send_signal(signal.SIGINT)
+        rc = rt.wait(timeout=60)
+    err = rt.stderr.read()
+    row(tag + "rtrace dies of SIGABRT after giving the process back",
+        rc == -signal.SIGABRT and "giving the process back" in err,
+        "exit %d %r" % (rc, err[-300:]))
+    code1, maps1 = code_and_maps(prog.pid, exe)
+    row(tag + "code bytes after the crash equal those before",
+        code0 == code1 and len(code0) > 0, "%d bytes" % len(code0))
+    done = prog.ask("run 200")
+    st, out = prog.finish()
+    want = "leaf %d work %d\neintr 0\n" % (1200 * THREADS, 1200 * THREADS)
+    row(tag + "the program runs on, same output and status as without rtrace",
+        done == "batch done %d" % (200 * THREADS) and st == 0 and out == want,
+        "%s, exit %d, %r" % (done, st, out))
+
+
 def test_errors(args, exe, tmp):
     r = subprocess.run([args.rtrace, "-p", "999999999"], capture_output=True, text=True)
     lines = r.stderr.splitlines()
@@ -225,6 +266,9 @@ def main():
             test_attach(args, exe, "O%s " % opt, tmp)
             test_duration(args, exe, "O%s " % opt, tmp)
             test_script(args, exe, "O%s " % opt, tmp)
+            for engine in ("inline", "trap"):
+                for point in ("attached", "hit:200"):
+                    test_crash(args, exe, "O%s " % opt, tmp, point, engine)
         test_errors(args, build(args, "0"), tmp)
     print("%d NG" % len(FAILED))
     return 1 if FAILED else 0

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * When rtrace crashes while attached to a running process.
+ *
+ * That process is somebody's service: left with probes in its code, it
+ * would die at its next hit.  So while rtrace is attached, a fatal signal
+ * of its own (a bug, an abort) first gives the process back, as a detach
+ * would, then lets rtrace die of that signal: every thread is stopped,
+ * the original bytes go back, a thread stopped at a breakpoint or inside
+ * rtrace's code is moved to where the program would be, and every thread
+ * is released with the signal it was stopped for, when that signal was
+ * the program's.  What the log has is what the crash left (events not yet
+ * written are lost); the scratch areas stay mapped, unused, since a thread
+ * that could not be stopped in time may still be inside one.
+ *
+ * The crash may have left rtrace's own records half-updated, so whether a
+ * thread is stopped, and why, is asked of the kernel; and every wait is
+ * bounded: a rescue that hung would leave the process stopped, which is
+ * worse than the crash.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PR_FMT "rescue"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/arm.h"
+#include "rtrace/inline.h"
+#include "rtrace/rescue.h"
+#include "rtrace/util.h"
+
+#include "tracer-int.h"
+
+/* How long the threads get to stop, all together. */
+#define STOP_WAIT_NS 1000000000ULL
+
+static const int fatal_signals[] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
+};
+
+static struct rt_tracer *rescued;
+
+static void say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n;
+}
+
+static void drop_event(void *ctx, pid_t tid, const struct rt_event *ev)
+{
+	(void)ctx;
+	(void)tid;
+	(void)ev;
+}
+
+/* A bell on the way out: the event is dropped, the thread moved past the
+ * recorder's write. */
+static bool drop_bell(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
+
+	(void)tr;
+	if (!ia || rt_inline_bell(ia, rt_arch_trap_site(&th->regs)) ==
+			   RT_BELL_NONE)
+		return false;
+	return rt_inline_finish(ia, th->tid, &th->regs, true, drop_event,
+				NULL);
+}
+
+/* Waits, until @deadline, for @tid to be in a ptrace-stop: true then. */
+static bool await_stop(pid_t tid, uint64_t deadline)
+{
+	static const struct timespec ms = { 0, 1000000 };
+	struct rt_regs r;
+	int status;
+
+	for (;;) {
+		pid_t w = waitpid(tid, &status, WNOHANG | __WALL);
+
+		if (w == tid && (WIFEXITED(status) || WIFSIGNALED(status)))
+			return false;
+		if (rt_tracee_getregs(tid, &r) == 0)
+			return true;
+		if ((w < 0 && errno == ECHILD) || now_ns() > deadline)
+			return false;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/*
+ * Why @tid is stopped: *ours when at one of rtrace's breakpoints or steps
+ * (its SIGTRAP is not to be delivered); returns the signal to deliver at
+ * the detach, 0 for none.  An event stop (an interrupt, a clone) carries
+ * its event above the low byte of si_code; a group-stop has no siginfo.
+ */
+static int stop_signal(pid_t tid, bool *ours)
+{
+	siginfo_t si;
+
+	*ours = false;
+	if (rt_tracee_getsiginfo(tid, &si) || (si.si_code > 0 &&
+					       (si.si_code >> 8)))
+		return 0;
+	if (si.si_signo == SIGTRAP &&
+	    (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT ||
+	     si.si_code == TRAP_TRACE)) {
+		*ours = true;
+		return 0;
+	}
+	return si.si_signo;
+}
+
+/* The images of @p with probes: its executable (i = 0), its libraries. */
+static const struct rt_image *image_at(const struct rt_process *p, size_t i)
+{
+	if (i == 0)
+		return p->img;
+	return i - 1 < p->libs.n ? p->libs.v[i - 1] : NULL;
+}
+
+/* Puts stopped thread @th, original bytes back, where the program would
+ * be: before the instruction whose breakpoint it hit, or out of rtrace's
+ * code. */
+static void set_free(struct rt_tracer *tr, struct rt_thread *th, bool ours)
+{
+	const struct rt_process *p = th->proc;
+	rt_raddr site;
+
+	if (!p || rt_tracee_getregs(th->tid, &th->regs))
+		return;
+	site = rt_arch_trap_site(&th->regs);
+	for (size_t i = 0; i == 0 || image_at(p, i); i++) {
+		const struct rt_image *img = image_at(p, i);
+		rt_raddr lo, ip = rt_arch_ip(&th->regs);
+
+		if (!img || !img->plan)
+			continue;
+		if (ours && rt_plan_lookup(img->plan, site)) {
+			rt_arch_set_ip(&th->regs, site);
+			rt_tracee_setregs(th->tid, &th->regs);
+			return;
+		}
+		lo = rt_plan_scratch_base(img->plan);
+		if (lo && ip >= lo && ip < lo + rt_plan_scratch_size(img->plan)) {
+			rt_tracer_leave_scratch(tr, th, lo, lo +
+				rt_plan_scratch_size(img->plan), drop_bell);
+			return;
+		}
+	}
+}
+
+static void disarm_all(struct rt_tracer *tr)
+{
+	rt_tasks_for_each_process(tr->tasks, p)
+		for (size_t i = 0; i == 0 || image_at(p, i); i++)
+			if (image_at(p, i))
+				rt_disarm_image(p, image_at(p, i));
+}
+
+static void rescue(struct rt_tracer *tr)
+{
+	uint64_t deadline = now_ns() + STOP_WAIT_NS;
+	size_t n = rt_tasks_nthreads(tr->tasks);
+	bool stopped[n ? n : 1];
+	int status;
+	pid_t tid;
+
+	for (size_t i = 0; i < n; i++)
+		rt_tracee_interrupt(rt_tasks_thread_at(tr->tasks, i)->tid);
+	for (size_t i = 0; i < n; i++)
+		stopped[i] = await_stop(rt_tasks_thread_at(tr->tasks, i)->tid,
+					deadline);
+	/* with every thread stopped (or given up on): no one runs the bytes
+	 * as they change */
+	disarm_all(tr);
+	for (size_t i = 0; i < n; i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+		bool ours;
+		int sig;
+
+		if (!stopped[i])
+			continue;
+		sig = stop_signal(th->tid, &ours);
+		set_free(tr, th, ours);
+		rt_tracee_detach(th->tid, sig ? sig : th->pending_sig);
+	}
+	/* threads born since the last look: not yet near a probe */
+	while ((tid = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
+		if (WIFSTOPPED(status))
+			rt_tracee_detach(tid, 0);
+}
+
+static void on_crash(int sig)
+{
+	struct rt_tracer *tr = rescued;
+
+	rescued = NULL;
+	if (tr) {
+		say("rtrace: crashed while attached; giving the process back "
+		    "(original code restored, threads released)\n");
+		rescue(tr);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void rt_rescue_arm(struct rt_tracer *tr)
+{
+	static char stack[64 * 1024];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	struct sigaction sa = { .sa_handler = on_crash,
+				.sa_flags = SA_ONSTACK | SA_RESETHAND };
+
+	/* the ring timer must not drain into the log meanwhile */
+	sigfillset(&sa.sa_mask);
+	sigaltstack(&ss, NULL);
+	rescued = tr;
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		sigaction(fatal_signals[i], &sa, NULL);
+}
+
+void rt_rescue_disarm(void)
+{
+	rescued = NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
+		signal(fatal_signals[i], SIG_DFL);
+}
