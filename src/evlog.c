@@ -1020,7 +1020,7 @@ static void parse_cost_split(struct cur *c, struct rt_stop_cost *cost)
 {
 	uint32_t n = cur_u32(c);
 
-	if (n != cost->n) {
+	if (n && n != cost->n) {
 		c->why = "calibration split does not match the curve";
 		return;
 	}
