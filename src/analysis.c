@@ -194,20 +194,23 @@ static void note_pid(struct rt_frames *f, uint32_t pid)
 static void account_stops(struct rt_frames *f, struct thread_state *t,
 			  uint64_t ts, unsigned n, bool at_stop)
 {
-	uint64_t interval, cost, after;
+	uint64_t interval, curve, pre, cost, after;
 	int64_t c;
 
 	if (!n || f->opts.raw_times)
 		return;
 	interval = t->last_ts && ts > t->last_ts ? (ts - t->last_ts) / n
 						 : UINT64_MAX;
-	c = (int64_t)rt_stop_cost_at(&f->curve, interval) + t->shift;
+	curve = rt_stop_cost_split(&f->curve, interval, &pre);
+	c = (int64_t)curve + t->shift;
 	cost = (uint64_t)MAX(c, 0);
 	t->cost += n * cost;
-	if (!at_stop)
+	if (!at_stop || pre >= curve)
 		return;
-	after = cost - (uint64_t)((double)cost *
-				  rt_stop_pre_share(&f->curve, interval));
+	/* a shift of the thread's cost splits as the curve does */
+	after = cost == curve ? curve - pre
+			      : (uint64_t)((double)cost * (double)(curve - pre) /
+					   (double)curve);
 	t->cost -= after;
 	t->cost_owed = after;
 }
@@ -609,7 +612,8 @@ void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
 		/* a cost given by hand: split as the measured one was */
 		f->curve.has_pre = true;
 		f->curve.pre_ns[0] = (uint64_t)((double)f->curve.cost_ns[0] *
-						rt_stop_pre_share(c, 0));
+						(double)c->pre_ns[0] /
+						(double)c->cost_ns[0]);
 	}
 }
 

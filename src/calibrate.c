@@ -244,42 +244,42 @@ int rt_calibrate_stop_cost(struct rt_stop_cost *cost)
 	return 0;
 }
 
-/* @y at @interval_ns, interpolated linearly between the points of @cost
- * (which has at least one). */
-static double interpolate(const struct rt_stop_cost *cost, const uint64_t *y,
-			  uint64_t interval_ns)
+uint64_t rt_stop_cost_split(const struct rt_stop_cost *cost,
+			    uint64_t interval_ns, uint64_t *pre)
 {
-	if (interval_ns <= cost->interval_ns[0])
-		return (double)y[0];
-	for (uint32_t i = 1; i < cost->n; i++) {
-		uint64_t x0 = cost->interval_ns[i - 1], x1 = cost->interval_ns[i];
+	uint32_t i = 0;
+	double t, y, p;
 
-		if (interval_ns > x1)
-			continue;
-		if (x1 == x0)
-			return (double)y[i];
-		return (double)y[i - 1] + ((double)y[i] - (double)y[i - 1]) *
-						  (double)(interval_ns - x0) /
-						  (double)(x1 - x0);
+	if (!cost->n) {
+		*pre = 0;
+		return 0;
 	}
-	return (double)y[cost->n - 1];
+	/* the segment, and where in it: the first point, the last, or a
+	 * fraction of the way (one division for both curves) */
+	while (i < cost->n && interval_ns > cost->interval_ns[i])
+		i++;
+	if (i == 0 || i == cost->n ||
+	    cost->interval_ns[i] == cost->interval_ns[i - 1]) {
+		i = i == cost->n ? i - 1 : i;
+		*pre = cost->has_pre ? cost->pre_ns[i] : cost->cost_ns[i];
+		return cost->cost_ns[i];
+	}
+	t = (double)(interval_ns - cost->interval_ns[i - 1]) /
+	    (double)(cost->interval_ns[i] - cost->interval_ns[i - 1]);
+	y = (double)cost->cost_ns[i - 1] +
+	    ((double)cost->cost_ns[i] - (double)cost->cost_ns[i - 1]) * t;
+	p = cost->has_pre ? (double)cost->pre_ns[i - 1] +
+				    ((double)cost->pre_ns[i] -
+				     (double)cost->pre_ns[i - 1]) * t
+			  : y;
+	*pre = (uint64_t)p;
+	return (uint64_t)y;
 }
 
 uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
 			 uint64_t interval_ns)
 {
-	return cost->n ? (uint64_t)interpolate(cost, cost->cost_ns, interval_ns)
-		       : 0;
-}
+	uint64_t pre;
 
-double rt_stop_pre_share(const struct rt_stop_cost *cost,
-			 uint64_t interval_ns)
-{
-	double c, pre;
-
-	if (!cost->n || !cost->has_pre)
-		return 1.0;
-	c = interpolate(cost, cost->cost_ns, interval_ns);
-	pre = interpolate(cost, cost->pre_ns, interval_ns);
-	return c > 0 ? MIN(pre / c, 1.0) : 1.0;
+	return rt_stop_cost_split(cost, interval_ns, &pre);
 }

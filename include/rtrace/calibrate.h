@@ -27,9 +27,9 @@ int rt_calibrate_stop_cost(struct rt_stop_cost *cost);
 uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
 			 uint64_t interval_ns);
 
-/* The share (0 to 1) of that cost that the program pays before the
- * tracer's time stamp of the stop; 1 when @cost has no split. */
-double rt_stop_pre_share(const struct rt_stop_cost *cost,
-			 uint64_t interval_ns);
+/* The same, and in *pre the part of it that the program pays before the
+ * tracer's time stamp of the stop (all of it when @cost has no split). */
+uint64_t rt_stop_cost_split(const struct rt_stop_cost *cost,
+			    uint64_t interval_ns, uint64_t *pre);
 
 #endif
