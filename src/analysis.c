@@ -83,6 +83,8 @@ struct rt_frames {
 	const struct rt_sink *sinks;
 	size_t nsinks;
 	VEC(struct thread_state *) threads;
+	struct thread_state *last;  /* the last event's: events come in runs
+				     * of one thread (a ring, a stop) */
 	VEC(uint64_t) func_addr;       /* id -> run-time address */
 	VEC(uint64_t) helpers;         /* addresses of helper functions */
 	VEC(uint8_t) mem;              /* id -> an allocator entry point */
@@ -128,10 +130,13 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 {
 	struct thread_state *free_slot = NULL;
 
+	/* slots are reused, never freed: a used one with @tid is the one */
+	if (f->last && f->last->used && f->last->tid == tid)
+		return f->last;
 	/* few threads are alive at once: a scan is cheap and simple */
 	vec_for_each(&f->threads, pt) {
 		if ((*pt)->used && (*pt)->tid == tid)
-			return *pt;
+			return f->last = *pt;
 		if (!(*pt)->used && !free_slot)
 			free_slot = *pt;
 	}
@@ -151,7 +156,7 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
-	return free_slot;
+	return f->last = free_slot;
 }
 
 static struct thread_state *live_thread(struct rt_frames *f, uint32_t tid)
