@@ -275,11 +275,3 @@ uint64_t rt_stop_cost_split(const struct rt_stop_cost *cost,
 	*pre = (uint64_t)p;
 	return (uint64_t)y;
 }
-
-uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
-			 uint64_t interval_ns)
-{
-	uint64_t pre;
-
-	return rt_stop_cost_split(cost, interval_ns, &pre);
-}

@@ -23,12 +23,9 @@
 int rt_calibrate_stop_cost(struct rt_stop_cost *cost);
 
 /* Cost of a stop that came @interval_ns after the thread's previous one,
- * interpolated linearly between the points of @cost (0 when it has none). */
-uint64_t rt_stop_cost_at(const struct rt_stop_cost *cost,
-			 uint64_t interval_ns);
-
-/* The same, and in *pre the part of it that the program pays before the
- * tracer's time stamp of the stop (all of it when @cost has no split). */
+ * interpolated linearly between the points of @cost (0 when it has none);
+ * in *pre the part of it that the program pays before the tracer's time
+ * stamp of the stop (all of it when @cost has no split). */
 uint64_t rt_stop_cost_split(const struct rt_stop_cost *cost,
 			    uint64_t interval_ns, uint64_t *pre);
 
