@@ -195,6 +195,11 @@ static enum rt_inline_why moved_region(const struct scan *s, size_t first,
 	return RT_INLINE_OK;
 }
 
+static bool is_call(const struct rt_insn *in)
+{
+	return in->cls == RT_INSN_CALL || in->cls == RT_INSN_CALL_INDIRECT;
+}
+
 /* An entry: the first instructions, moved after the recorder. */
 static enum rt_inline_why entry_region(const struct scan *s,
 				       struct region *r)
@@ -211,9 +216,7 @@ static enum rt_inline_why entry_region(const struct scan *s,
 		bool ends = len + in->len >= rt_arch_patch_len();
 
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
-		    !(ends && (in->cls == RT_INSN_JMP ||
-			       in->cls == RT_INSN_CALL ||
-			       in->cls == RT_INSN_CALL_INDIRECT)))
+		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
 			return RT_INLINE_INSN;
 		len += in->len;
 	}
@@ -274,8 +277,7 @@ static enum rt_inline_why site_region(const struct scan *s,
 					  RT_PROBE_TAIL))
 		return RT_INLINE_ROLE;
 	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
-		       s->f->insns[0].cls == RT_INSN_CALL ||
-		       s->f->insns[0].cls == RT_INSN_CALL_INDIRECT))
+		       is_call(&s->f->insns[0])))
 		return entry_region(s, r);
 	return exit_region(s, k, k == 0, r);
 }
