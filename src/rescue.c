@@ -114,12 +114,16 @@ static int stop_signal(pid_t tid, bool *ours)
 	return si.si_signo;
 }
 
-/* The images of @p with probes: its executable (i = 0), its libraries. */
-static const struct rt_image *image_at(const struct rt_process *p, size_t i)
+/* Steps @th out of @img's scratch area, when it is in there. */
+static void leave_image(struct rt_tracer *tr, struct rt_thread *th,
+			const struct rt_image *img)
 {
-	if (i == 0)
-		return p->img;
-	return i - 1 < p->libs.n ? p->libs.v[i - 1] : NULL;
+	rt_raddr lo = img && img->plan ? rt_plan_scratch_base(img->plan) : 0;
+
+	if (lo)
+		rt_tracer_leave_scratch(tr, th, lo, lo + rt_plan_scratch_size(
+							     img->plan),
+					drop_bell);
 }
 
 /* Puts stopped thread @th, original bytes back, where the program would
@@ -127,38 +131,20 @@ static const struct rt_image *image_at(const struct rt_process *p, size_t i)
  * code. */
 static void set_free(struct rt_tracer *tr, struct rt_thread *th, bool ours)
 {
-	const struct rt_process *p = th->proc;
+	const struct rt_plan *plan;
 	rt_raddr site;
 
-	if (!p || rt_tracee_getregs(th->tid, &th->regs))
+	if (!th->proc || rt_tracee_getregs(th->tid, &th->regs))
 		return;
 	site = rt_arch_trap_site(&th->regs);
-	for (size_t i = 0; i == 0 || image_at(p, i); i++) {
-		const struct rt_image *img = image_at(p, i);
-		rt_raddr lo, ip = rt_arch_ip(&th->regs);
-
-		if (!img || !img->plan)
-			continue;
-		if (ours && rt_plan_lookup(img->plan, site)) {
-			rt_arch_set_ip(&th->regs, site);
-			rt_tracee_setregs(th->tid, &th->regs);
-			return;
-		}
-		lo = rt_plan_scratch_base(img->plan);
-		if (lo && ip >= lo && ip < lo + rt_plan_scratch_size(img->plan)) {
-			rt_tracer_leave_scratch(tr, th, lo, lo +
-				rt_plan_scratch_size(img->plan), drop_bell);
-			return;
-		}
+	if (ours && rt_tracer_find_probe(th->proc, site, &plan)) {
+		rt_arch_set_ip(&th->regs, site);
+		rt_tracee_setregs(th->tid, &th->regs);
+		return;
 	}
-}
-
-static void disarm_all(struct rt_tracer *tr)
-{
-	rt_tasks_for_each_process(tr->tasks, p)
-		for (size_t i = 0; i == 0 || image_at(p, i); i++)
-			if (image_at(p, i))
-				rt_disarm_image(p, image_at(p, i));
+	leave_image(tr, th, th->proc->img);
+	vec_for_each(&th->proc->libs, lib)
+		leave_image(tr, th, *lib);
 }
 
 static void rescue(struct rt_tracer *tr)
@@ -176,7 +162,8 @@ static void rescue(struct rt_tracer *tr)
 					deadline);
 	/* with every thread stopped (or given up on): no one runs the bytes
 	 * as they change */
-	disarm_all(tr);
+	rt_tasks_for_each_process(tr->tasks, p)
+		rt_disarm_process(p);
 	for (size_t i = 0; i < n; i++) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
 		bool ours;

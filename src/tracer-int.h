@@ -74,6 +74,13 @@ void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
  * returns whether th->regs changed and must be written back. */
 bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th);
 
+/* The probe at @site in one of @p's images (its executable first: that is
+ * where the hits are), and in *plan the plan it belongs to; NULL when
+ * there is none.  Owned by the plan. */
+const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
+					    rt_raddr site,
+					    const struct rt_plan **plan);
+
 /* Handles a stop of @th at one of the inline recorder's breakpoints;
  * returns whether it changed th->regs (to be written back). */
 typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);

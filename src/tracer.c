@@ -301,11 +301,9 @@ static uint32_t capture_stack(struct rt_tracer *tr, struct rt_thread *th,
 
 /* ---- the hot path ---------------------------------------------------- */
 
-/* The probe at @site in one of @p's images (its executable first: that is
- * where the hits are), and the plan it belongs to. */
-static const struct rt_probe *find_probe(const struct rt_process *p,
-					 rt_raddr site,
-					 const struct rt_plan **plan)
+const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
+					    rt_raddr site,
+					    const struct rt_plan **plan)
 {
 	const struct rt_probe *pr;
 
@@ -583,7 +581,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 			return on_calib_stop(tr, th);
 		spoil_calib(th);
 	}
-	pr = find_probe(th->proc, site, &plan);
+	pr = rt_tracer_find_probe(th->proc, site, &plan);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	if (unlikely(!th->comm[0])) {
