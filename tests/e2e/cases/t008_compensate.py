@@ -1,14 +1,15 @@
 # Overhead compensation against known native costs: rtrace subtracts its
 # own cost per stop from the times, and the figures must land on what the
 # functions cost without rtrace.  Five leaves (tests/fixtures/compensate.rs):
-# tiny (a few ns) and work (a fixed computation, tens of µs), whose native
-# cost the fixture measures itself on untraced twins (NATIVE lines), and
+# tiny (a few ns) and work (a fixed computation, tens of µs), whose fastest
+# call the fixture times itself on untraced twins (NATIVE lines; compared
+# with the report's min_ns, which no preemption stretches), and
 # busy-waits of 0.1 ms, 1 ms and 5 ms (TIME lines: at least that, and
 # what they took by the program's own clock).  A sixth, a 0.1 ms
 # busy-wait in assembly whose entry keeps a breakpoint while its return
 # is patched, checks the calls that begin at a stop and end inline: they
 # lose only the part of the stop's cost that follows its time stamp.
-# Total and self times, the median of 5 traced runs, within 5 % or 1 µs,
+# Total and self times (fastest call for NATIVE), the median of 5 traced runs, within 5 % or 1 µs,
 # whichever is larger.  The twins' figures differ from run to run, hence
 # self_counted (stdout compared with numbers masked).
 fixture = "compensate"
