@@ -79,6 +79,7 @@ struct thread_state {
 struct rt_frames {
 	struct rt_analysis_opts opts;
 	struct rt_stop_cost curve;
+	struct rt_stop_cost_fn cost_fn;   /* the curve, for lookups */
 	uint64_t origin;
 	const struct rt_sink *sinks;
 	size_t nsinks;
@@ -204,9 +205,12 @@ static void account_stops(struct rt_frames *f, struct thread_state *t,
 
 	if (!n || f->opts.raw_times)
 		return;
-	interval = t->last_ts && ts > t->last_ts ? (ts - t->last_ts) / n
-						 : UINT64_MAX;
-	curve = rt_stop_cost_split(&f->curve, interval, &pre);
+	interval = t->last_ts && ts > t->last_ts ? ts - t->last_ts : UINT64_MAX;
+	/* nearly always one stop: a 64-bit division costs more than the
+	 * rest of the event */
+	if (n > 1 && interval != UINT64_MAX)
+		interval /= n;
+	curve = rt_stop_cost_split(&f->cost_fn, interval, &pre);
 	c = (int64_t)curve + t->shift;
 	cost = (uint64_t)MAX(c, 0);
 	t->cost += n * cost;
@@ -593,6 +597,7 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 	f->curve.cost_ns[0] = f->opts.stop_cost_ns >= 0 ?
 				      (uint64_t)f->opts.stop_cost_ns :
 				      stop_cost_ns;
+	rt_stop_cost_fn_init(&f->cost_fn, &f->curve);
 	f->origin = origin_ns;
 	f->sinks = sinks;
 	f->nsinks = nsinks;
@@ -620,6 +625,7 @@ void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
 						(double)c->pre_ns[0] /
 						(double)c->cost_ns[0]);
 	}
+	rt_stop_cost_fn_init(&f->cost_fn, &f->curve);
 }
 
 /* Tells the machine where function @id starts (to pair tail jumps). */

@@ -244,34 +244,60 @@ int rt_calibrate_stop_cost(struct rt_stop_cost *cost)
 	return 0;
 }
 
-uint64_t rt_stop_cost_split(const struct rt_stop_cost *cost,
+/* Slope of a segment in ns per ns, in 32.32 fixed point. */
+static int64_t fixed_slope(uint64_t y0, uint64_t y1, uint64_t dx)
+{
+	double slope = ((double)y1 - (double)y0) / (double)dx;
+
+	return (int64_t)(slope * 4294967296.0);
+}
+
+void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
+			  const struct rt_stop_cost *cost)
+{
+	memset(fn, 0, sizeof(*fn));
+	fn->n = MIN(cost->n, RT_STOP_COST_POINTS);
+	for (uint32_t i = 0; i < fn->n; i++) {
+		fn->x[i] = cost->interval_ns[i];
+		fn->y[i] = cost->cost_ns[i];
+		fn->p[i] = cost->has_pre ? cost->pre_ns[i] : cost->cost_ns[i];
+		/* a segment of no width is a step: its right point holds */
+		if (i && fn->x[i] > fn->x[i - 1]) {
+			fn->dy[i] = fixed_slope(fn->y[i - 1], fn->y[i],
+						fn->x[i] - fn->x[i - 1]);
+			fn->dp[i] = fixed_slope(fn->p[i - 1], fn->p[i],
+						fn->x[i] - fn->x[i - 1]);
+		}
+	}
+}
+
+static uint64_t along(uint64_t y0, int64_t slope, uint64_t d)
+{
+	__int128 y = (__int128)y0 + (((__int128)slope * (__int128)d) >> 32);
+
+	return y > 0 ? (uint64_t)y : 0;
+}
+
+uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
 			    uint64_t interval_ns, uint64_t *pre)
 {
 	uint32_t i = 0;
-	double t, y, p;
+	uint64_t d;
 
-	if (!cost->n) {
+	if (!fn->n) {
 		*pre = 0;
 		return 0;
 	}
-	/* the segment, and where in it: the first point, the last, or a
-	 * fraction of the way (one division for both curves) */
-	while (i < cost->n && interval_ns > cost->interval_ns[i])
+	while (i < fn->n && interval_ns > fn->x[i])
 		i++;
-	if (i == 0 || i == cost->n ||
-	    cost->interval_ns[i] == cost->interval_ns[i - 1]) {
-		i = i == cost->n ? i - 1 : i;
-		*pre = cost->has_pre ? cost->pre_ns[i] : cost->cost_ns[i];
-		return cost->cost_ns[i];
+	if (i == 0 || i == fn->n || (!fn->dy[i] && !fn->dp[i])) {
+		i = i == fn->n ? i - 1 : i;
+		*pre = fn->p[i];
+		return fn->y[i];
 	}
-	t = (double)(interval_ns - cost->interval_ns[i - 1]) /
-	    (double)(cost->interval_ns[i] - cost->interval_ns[i - 1]);
-	y = (double)cost->cost_ns[i - 1] +
-	    ((double)cost->cost_ns[i] - (double)cost->cost_ns[i - 1]) * t;
-	p = cost->has_pre ? (double)cost->pre_ns[i - 1] +
-				    ((double)cost->pre_ns[i] -
-				     (double)cost->pre_ns[i - 1]) * t
-			  : y;
-	*pre = (uint64_t)p;
-	return (uint64_t)y;
+	/* integers and a slope, not a division: this runs at every stop of
+	 * a report */
+	d = interval_ns - fn->x[i - 1];
+	*pre = along(fn->p[i - 1], fn->dp[i], d);
+	return along(fn->y[i - 1], fn->dy[i], d);
 }
