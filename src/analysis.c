@@ -50,13 +50,7 @@ struct frame {
 	bool chained;            /* entered by a tail jump from the frame
 				  * below, and ends with it */
 	bool outermost;
-};
-
-/* Open-addressing map func id -> activations on this thread's stack. */
-struct active_map {
-	uint32_t *keys;   /* func + 1, 0 = empty */
-	uint32_t *vals;
-	size_t mask, used;
+	bool counted;            /* in its thread's active counts */
 };
 
 struct thread_state {
@@ -73,7 +67,10 @@ struct thread_state {
 	int64_t shift;           /* in-place measure minus the curve's */
 	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
-	struct active_map active;
+	/* activations of each function on the stack, by func id up to the
+	 * log's table; kept when the thread ends (all zero then) for the
+	 * next thread in this slot */
+	VEC(uint32_t) active;
 };
 
 struct rt_frames {
@@ -83,6 +80,7 @@ struct rt_frames {
 	uint64_t origin;
 	const struct rt_sink *sinks;
 	size_t nsinks;
+	bool any_enter;         /* a sink wants calls at their start */
 	VEC(struct thread_state *) threads;
 	struct thread_state *last;  /* the last event's: events come in runs
 				     * of one thread (a ring, a stop) */
@@ -98,42 +96,39 @@ struct rt_frames {
 
 /* ---- small maps -------------------------------------------------------- */
 
-static uint32_t *active_slot(struct active_map *m, uint32_t func)
+/* Counts a new activation of @func on @t; returns whether it is the
+ * outermost one.  Ids past the log's table (a damaged log) are not
+ * counted: the stack is searched for them instead. */
+static bool activate(const struct rt_frames *f, struct thread_state *t,
+		     uint32_t func, bool *counted)
 {
-	size_t h;
-
-	if (m->used * 2 >= m->mask) {
-		struct active_map old = *m;
-		size_t cap = old.mask ? (old.mask + 1) * 2 : 16;
-
-		m->keys = xcalloc(cap, sizeof(*m->keys));
-		m->vals = xcalloc(cap, sizeof(*m->vals));
-		m->mask = cap - 1;
-		m->used = 0;
-		for (size_t i = 0; old.mask && i <= old.mask; i++)
-			if (old.keys[i] && old.vals[i])
-				*active_slot(m, old.keys[i] - 1) = old.vals[i];
-		free(old.keys);
-		free(old.vals);
+	*counted = func < f->func_addr.n;
+	if (!*counted) {
+		vec_for_each(&t->ids, id)
+			if (*id == func)
+				return false;
+		return true;
 	}
-	h = hash64(func) & m->mask;
-	while (m->keys[h] && m->keys[h] != func + 1)
-		h = (h + 1) & m->mask;
-	if (!m->keys[h]) {
-		m->keys[h] = func + 1;
-		m->used++;
-	}
-	return &m->vals[h];
+	while (t->active.n < f->func_addr.n)
+		vec_push(&t->active, 0);
+	return t->active.v[func]++ == 0;
 }
 
-static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
-				      uint32_t pid)
+static void note_pid(struct rt_frames *f, uint32_t pid)
+{
+	vec_for_each(&f->pids, p)
+		if (*p == pid)
+			return;
+	vec_push(&f->pids, pid);
+	f->sum.processes++;
+}
+
+/* @tid's slot, found by a scan or taken for a new thread. */
+static struct thread_state *scan_threads(struct rt_frames *f, uint32_t tid,
+					 uint32_t pid)
 {
 	struct thread_state *free_slot = NULL;
 
-	/* slots are reused, never freed: a used one with @tid is the one */
-	if (f->last && f->last->used && f->last->tid == tid)
-		return f->last;
 	/* few threads are alive at once: a scan is cheap and simple */
 	vec_for_each(&f->threads, pt) {
 		if ((*pt)->used && (*pt)->tid == tid)
@@ -157,7 +152,18 @@ static struct thread_state *thread_of(struct rt_frames *f, uint32_t tid,
 	free_slot->last_ts = 0;
 	free_slot->last_tl = 0;
 	f->sum.threads++;
+	/* a thread's process never changes: its first event names it */
+	note_pid(f, pid);
 	return f->last = free_slot;
+}
+
+static inline struct thread_state *thread_of(struct rt_frames *f,
+					     uint32_t tid, uint32_t pid)
+{
+	/* slots are reused, never freed: a used one with @tid is the one */
+	if (f->last && f->last->used && f->last->tid == tid)
+		return f->last;
+	return scan_threads(f, tid, pid);
 }
 
 static struct thread_state *live_thread(struct rt_frames *f, uint32_t tid)
@@ -181,14 +187,6 @@ static void refresh_name(struct rt_frames *f, struct thread_state *t)
 	ti->flags = rt_evlog_thread_flags(f->reader, t->tid);
 }
 
-static void note_pid(struct rt_frames *f, uint32_t pid)
-{
-	vec_for_each(&f->pids, p)
-		if (*p == pid)
-			return;
-	vec_push(&f->pids, pid);
-	f->sum.processes++;
-}
 
 /* ---- frames -------------------------------------------------------------- */
 
@@ -275,7 +273,6 @@ static void push(struct rt_frames *f, struct thread_state *t,
 		 const struct rt_event *ev, bool chained)
 {
 	struct frame *fr = vec_push_zero(&t->stack);
-	uint32_t *act = active_slot(&t->active, ev->func);
 	struct rt_call c;
 
 	fr->func = ev->func;
@@ -286,14 +283,17 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	fr->chained = chained;
 	fr->flags = (chained ? RT_CALL_TAIL : 0) |
 		    (ev->flags & RT_EVF_PARTIAL ? RT_CALL_PARTIAL : 0);
-	fr->outermost = (*act)++ == 0;
+	fr->outermost = activate(f, t, ev->func, &fr->counted);
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;
 	f->info.v[t->seq - 1].calls++;
 	if (!t->named)
 		refresh_name(f, t);
+	fr->tl_start = timeline(f, t, ev->ts);
+	if (!f->any_enter)
+		return;
 	fill_call(t, fr, &c);
-	c.start = fr->tl_start = timeline(f, t, ev->ts);
+	c.start = fr->tl_start;
 	for (size_t i = 0; i < f->nsinks; i++)
 		if (f->sinks[i].enter)
 			f->sinks[i].enter(f->sinks[i].ctx, &c);
@@ -329,7 +329,8 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	/* the start the views saw at entry; the clamps of the compensated
 	 * clock may make end - start differ slightly from total */
 	call.start = MIN(fr->tl_start, call.end);
-	(*active_slot(&t->active, fr->func))--;
+	if (fr->counted)
+		t->active.v[fr->func]--;
 	f->sum.unwound += !!(fr->flags & RT_CALL_UNWOUND);
 	f->sum.incomplete += !!(fr->flags & RT_CALL_INCOMPLETE);
 	for (size_t i = 0; i < f->nsinks; i++)
@@ -500,9 +501,6 @@ static void thread_over(struct rt_frames *f, struct thread_state *t,
 	t->used = false;
 	vec_free(&t->stack);
 	vec_free(&t->ids);
-	free(t->active.keys);
-	free(t->active.vals);
-	memset(&t->active, 0, sizeof(t->active));
 }
 
 /* A new thread: a new life, even if its id served before. */
@@ -544,7 +542,6 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	if ((ev->flags & RT_EVF_INLINE) && !f->opts.raw_times)
 		t->cost += t->inline_cost;
 	t->last_ts = ev->ts;
-	note_pid(f, ev->pid);
 	switch (ev->kind) {
 	case RT_EV_ENTRY:
 		if (f->opts.count_only)
@@ -601,6 +598,8 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 	f->origin = origin_ns;
 	f->sinks = sinks;
 	f->nsinks = nsinks;
+	for (size_t i = 0; i < nsinks; i++)
+		f->any_enter |= sinks[i].enter != NULL;
 	return f;
 }
 
@@ -674,8 +673,7 @@ void rt_frames_free(struct rt_frames *f)
 	vec_for_each(&f->threads, pt) {
 		vec_free(&(*pt)->stack);
 		vec_free(&(*pt)->ids);
-		free((*pt)->active.keys);
-		free((*pt)->active.vals);
+		vec_free(&(*pt)->active);
 		free(*pt);
 	}
 	vec_free(&f->threads);

@@ -11,6 +11,8 @@ struct rt_profile {
 	VEC(struct rt_profile_row) rows;
 	uint32_t *index;   /* row + 1 by hash of (key, func); 0 empty */
 	size_t mask;
+	size_t last;       /* the row found last, + 1: a hot loop calls the
+			    * same function again and again */
 };
 
 static uint64_t row_key(uint32_t key, uint32_t func)
@@ -38,13 +40,18 @@ static void reindex(struct rt_profile *p)
 static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 				      uint32_t func)
 {
-	size_t h = hash64(row_key(key, func)) & p->mask;
-	struct rt_profile_row *r;
+	struct rt_profile_row *r = p->last ? &p->rows.v[p->last - 1] : NULL;
+	size_t h;
 
+	if (r && r->key == key && r->func == func)
+		return r;
+	h = hash64(row_key(key, func)) & p->mask;
 	for (; p->index[h]; h = (h + 1) & p->mask) {
 		r = &p->rows.v[p->index[h] - 1];
-		if (r->key == key && r->func == func)
+		if (r->key == key && r->func == func) {
+			p->last = p->index[h];
 			return r;
+		}
 	}
 	r = vec_push_zero(&p->rows);
 	r->key = key;

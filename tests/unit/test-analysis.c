@@ -546,6 +546,34 @@ TEST_CASE(recursion_direct)
 	RUN_DONE(&r);
 }
 
+/* A function id past the log's table (a damaged log): its activations
+ * are found on the stack instead of counted, with the same results. */
+TEST_CASE(recursion_unknown_id)
+{
+	const uint32_t X = NFUNCS + 1000;
+	struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, X, S0, TID, 1),
+		ev(200, RT_EV_ENTRY, F, S1, TID, 1),
+		ev(300, RT_EV_ENTRY, X, S2, TID, 1),
+		ev(350, RT_EV_EXIT, X, S2, TID, 1),
+		ev(500, RT_EV_EXIT, F, S1, TID, 1),
+		ev(1000, RT_EV_EXIT, X, S0, TID, 1),
+		ev(1100, RT_EV_ENTRY, X, S0, TID, 1),
+		ev(1200, RT_EV_EXIT, X, S0, TID, 1),
+	};
+	struct run r;
+
+	run(&r, 0, e, ARRAY_SIZE(e), 1200);
+	TEST_TRUE(!left(&r, X, 0)->outermost);
+	TEST_TRUE(left(&r, F, 0)->outermost);
+	TEST_TRUE(left(&r, X, 1)->outermost);
+	TEST_TRUE(left(&r, X, 2)->outermost);
+	/* total: the outer 900 and the later 100, not the inner 50 */
+	TEST_EQ(prof(&r, 0, X)->calls, 3);
+	TEST_EQ(prof(&r, 0, X)->total, 1000);
+	RUN_DONE(&r);
+}
+
 TEST_CASE(recursion_mutual)
 {
 	struct rt_event e[] = {
