@@ -271,11 +271,20 @@ void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
 	}
 }
 
+/* y0 + slope * d, never below 0.  Within a segment |slope * d| is under
+ * |y1 - y0| * 2^32, so only a step of two seconds overflows: it is held
+ * at the limit. */
 static uint64_t along(uint64_t y0, int64_t slope, uint64_t d)
 {
-	__int128 y = (__int128)y0 + (((__int128)slope * (__int128)d) >> 32);
+	int64_t prod;
+	uint64_t off;
 
-	return y > 0 ? (uint64_t)y : 0;
+	if (d > INT64_MAX || __builtin_mul_overflow(slope, (int64_t)d, &prod))
+		prod = slope < 0 ? INT64_MIN : INT64_MAX;
+	if (prod >= 0)
+		return y0 + ((uint64_t)prod >> 32);
+	off = (uint64_t)(-(prod / 2)) >> 31;
+	return y0 > off ? y0 - off : 0;
 }
 
 uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
@@ -288,6 +297,9 @@ uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
 		*pre = 0;
 		return 0;
 	}
+	/* stops far apart are common and cost the last point's */
+	if (interval_ns > fn->x[fn->n - 1])
+		i = fn->n;
 	while (i < fn->n && interval_ns > fn->x[i])
 		i++;
 	if (i == 0 || i == fn->n || (!fn->dy[i] && !fn->dp[i])) {
