@@ -249,7 +249,9 @@ static int64_t fixed_slope(uint64_t y0, uint64_t y1, uint64_t dx)
 {
 	double slope = ((double)y1 - (double)y0) / (double)dx;
 
-	return (int64_t)(slope * 4294967296.0);
+	/* to the nearest: a truncated slope would shave a nanosecond off
+	 * the far end of every rising segment */
+	return (int64_t)(slope * 4294967296.0 + (slope < 0 ? -0.5 : 0.5));
 }
 
 void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
@@ -271,9 +273,9 @@ void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
 	}
 }
 
-/* y0 + slope * d, never below 0.  Within a segment |slope * d| is under
- * |y1 - y0| * 2^32, so only a step of two seconds overflows: it is held
- * at the limit. */
+/* y0 + slope * d to the nearest ns, never below 0.  Within a segment
+ * |slope * d| is under |y1 - y0| * 2^32, so only a step of two seconds
+ * overflows: it is held at the limit. */
 static uint64_t along(uint64_t y0, int64_t slope, uint64_t d)
 {
 	int64_t prod;
@@ -281,9 +283,10 @@ static uint64_t along(uint64_t y0, int64_t slope, uint64_t d)
 
 	if (d > INT64_MAX || __builtin_mul_overflow(slope, (int64_t)d, &prod))
 		prod = slope < 0 ? INT64_MIN : INT64_MAX;
+	/* halved first, so that INT64_MIN has a magnitude */
+	off = ((uint64_t)(prod < 0 ? -(prod / 2) : prod / 2) + (1ULL << 30)) >> 31;
 	if (prod >= 0)
-		return y0 + ((uint64_t)prod >> 32);
-	off = (uint64_t)(-(prod / 2)) >> 31;
+		return y0 + off;
 	return y0 > off ? y0 - off : 0;
 }
 
