@@ -15,7 +15,11 @@
  * Nothing may land strictly inside the bytes: no branch of the function,
  * no return address (the instruction after a call), no landing pad of
  * the unwinder, and, when the function has an indirect jump whose targets
- * are unknown (a jump table), no instruction boundary at all.  A region
+ * are unknown (a jump table), no instruction boundary at all.  Landing
+ * pads are not read from the exception tables: nothing falls into a pad
+ * (it is reached by the unwinder only), so the first instruction after
+ * any that never goes on (a return, a jump, ud2 after a call that does
+ * not return) counts as a place where something lands.  A region
  * that starts where a branch lands is fine: the jump there leads to the
  * same instructions.
  */
@@ -47,7 +51,23 @@ static int cmp_addr(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Branch targets inside the function, return addresses, landing pads. */
+/* Nothing falls into the first instruction after one that never goes on
+ * (padding skipped): something else enters it, a branch seen here or one
+ * not seen, such as the unwinder going to a landing pad. */
+static void mark_after_end(struct scan *s, size_t i)
+{
+	const struct rt_patch_func *f = s->f;
+
+	if (!f->insns[i].ends || f->insns[i].pad)
+		return;
+	while (++i < f->n && f->insns[i].pad)
+		;
+	if (i < f->n)
+		vec_push(&s->marks, f->insns[i].addr);
+}
+
+/* Branch targets inside the function, return addresses, and where
+ * something else enters (landing pads, jump tables' targets). */
 static void collect_marks(struct scan *s)
 {
 	const struct rt_patch_func *f = s->f;
@@ -77,6 +97,8 @@ static void collect_marks(struct scan *s)
 			break;
 		}
 	}
+	for (size_t i = 0; i < f->n; i++)
+		mark_after_end(s, i);
 	for (size_t i = 0; i < f->nmarks; i++)
 		vec_push(&s->marks, f->marks[i]);
 	if (s->marks.n)

@@ -230,9 +230,11 @@ static void classify(const cs_insn *ci, struct rt_insn *in)
 	switch (ci->id) {
 	case X86_INS_RET:
 		in->cls = RT_INSN_RET;
+		in->ends = true;
 		break;
 	case X86_INS_JMP:
 		classify_jmp(x, in);
+		in->ends = true;
 		break;
 	case X86_INS_CALL:
 		classify_call(x, in);
@@ -240,6 +242,7 @@ static void classify(const cs_insn *ci, struct rt_insn *in)
 	case X86_INS_INT3:
 		in->cls = RT_INSN_TRAP;
 		in->pad = true;
+		in->ends = true;
 		break;
 	case X86_INS_NOP:
 		in->pad = true;
@@ -248,6 +251,11 @@ static void classify(const cs_insn *ci, struct rt_insn *in)
 	case X86_INS_SYSENTER:
 	case X86_INS_INT:       /* int $0x80 is the legacy system call gate */
 		in->cls = RT_INSN_SYSCALL;
+		break;
+	case X86_INS_UD2:
+	case X86_INS_UD2B:
+	case X86_INS_HLT:
+		in->ends = true;
 		break;
 	default:
 		if (is_branch_other(ci->id)) {

@@ -105,6 +105,8 @@ struct rt_insn {
 	uint8_t bytes[15];
 	bool pad;               /* does nothing: an alignment no-op, or a
 				 * breakpoint used as filler */
+	bool ends;              /* never goes on to the next instruction:
+				 * a return, a jump, a trap, ud2, hlt */
 	uint8_t arch_cond;      /* condition code of a JCC */
 	uint8_t arch_reg;       /* register of a JMP_REG */
 	uint8_t arch_disp_off;  /* offset of a RIP-relative disp32, or 0 */

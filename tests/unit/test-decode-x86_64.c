@@ -284,6 +284,34 @@ TEST_CASE(branch_other)
 	TEST_EQ(in.cls, RT_INSN_BRANCH_OTHER);
 }
 
+/* Which instructions never go on to the next one. */
+TEST_CASE(ends_flow)
+{
+	struct rt_insn in;
+
+	DECODE1(in, 0xc3);                      /* ret */
+	TEST_TRUE(in.ends);
+	DECODE1(in, 0xeb, 0x05);                /* jmp rel8 */
+	TEST_TRUE(in.ends);
+	DECODE1(in, 0xff, 0xe0);                /* jmp rax */
+	TEST_TRUE(in.ends);
+	DECODE1(in, 0x0f, 0x0b);                /* ud2 */
+	TEST_TRUE(in.ends);
+	TEST_EQ(in.cls, RT_INSN_PLAIN);
+	DECODE1(in, 0xf4);                      /* hlt */
+	TEST_TRUE(in.ends);
+	DECODE1(in, 0xcc);                      /* int3 */
+	TEST_TRUE(in.ends);
+	DECODE1(in, 0x74, 0x05);                /* je: may go on */
+	TEST_TRUE(!in.ends);
+	DECODE1(in, 0xe8, 0, 0, 0, 0);          /* call: returns here */
+	TEST_TRUE(!in.ends);
+	DECODE1(in, 0x90);                      /* nop */
+	TEST_TRUE(!in.ends);
+	DECODE1(in, 0x0f, 0x05);                /* syscall */
+	TEST_TRUE(!in.ends);
+}
+
 TEST_CASE(sequence)
 {
 	/* push %rbp; mov %rsp,%rbp; call rel32; pop %rbp; ret; int3 pad */

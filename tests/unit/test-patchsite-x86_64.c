@@ -210,6 +210,28 @@ TEST_CASE(branch_into_region_refused)
 	vec_free(&f.insns);
 }
 
+/* Nothing falls into the instruction after ud2: something else enters
+ * it (here, as a landing pad would), so no moved epilogue may cover it.
+ * The same function with a plain instruction there moves its epilogue. */
+TEST_CASE(epilogue_after_ud2_refused)
+{
+	struct fn f = { 0 };
+
+	/* push rbx; xor eax, eax; xor ecx, ecx; xor edx, edx;
+	 * mov eax, 1; ud2; pop rbx; ret; mov rbx, rax (the next block) */
+	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
+	     0x0f, 0x0b, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_TARGET);
+	TEST_EQ(f.probes[1].patch_len, 0);
+	/* xor esi, esi instead of ud2: it goes on to pop rbx */
+	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
+	     0x31, 0xf6, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 7);  /* mov eax, 1 */
+	vec_free(&f.insns);
+}
+
 /* A call that ends the entry region moves: the trampoline pushes the
  * return address it had (the first byte after it, outside the jump) and
  * jumps to the callee, which returns to the original code. */
