@@ -94,7 +94,7 @@ struct rt_frames {
 	bool have_ts;
 };
 
-/* ---- small maps -------------------------------------------------------- */
+/* ---- threads and their activations ------------------------------------ */
 
 /* Counts a new activation of @func on @t; returns whether it is the
  * outermost one.  Ids past the log's table (a damaged log) are not
@@ -186,7 +186,6 @@ static void refresh_name(struct rt_frames *f, struct thread_state *t)
 	ti->name = rt_evlog_thread_name(f->reader, t->tid);
 	ti->flags = rt_evlog_thread_flags(f->reader, t->tid);
 }
-
 
 /* ---- frames -------------------------------------------------------------- */
 
