@@ -249,6 +249,9 @@ static int64_t fixed_slope(uint64_t y0, uint64_t y1, uint64_t dx)
 {
 	double slope = ((double)y1 - (double)y0) / (double)dx;
 
+	/* a damaged log's step may be steeper than 2^31 ns per ns, which
+	 * would not fit: a second per ns is far past any real curve */
+	slope = slope > 1e9 ? 1e9 : slope < -1e9 ? -1e9 : slope;
 	/* to the nearest: a truncated slope would shave a nanosecond off
 	 * the far end of every rising segment */
 	return (int64_t)(slope * 4294967296.0 + (slope < 0 ? -0.5 : 0.5));
@@ -305,7 +308,9 @@ uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
 		i = fn->n;
 	while (i < fn->n && interval_ns > fn->x[i])
 		i++;
-	if (i == 0 || i == fn->n || (!fn->dy[i] && !fn->dp[i])) {
+	/* at a point, its own figures, whatever the slope's rounding */
+	if (i == 0 || i == fn->n || interval_ns == fn->x[i] ||
+	    (!fn->dy[i] && !fn->dp[i])) {
 		i = i == fn->n ? i - 1 : i;
 		*pre = fn->p[i];
 		return fn->y[i];

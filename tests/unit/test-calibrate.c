@@ -112,9 +112,20 @@ TEST_CASE(extreme_curve)
 		.cost_ns = { UINT64_MAX / 4, 0 },
 		.pre_ns = { 0, UINT64_MAX / 4 },
 	};
+	struct rt_stop_cost steep = {
+		.n = 2, .has_pre = true,
+		.interval_ns = { 10, 11 },
+		.cost_ns = { 0, UINT64_MAX },
+		.pre_ns = { UINT64_MAX, 0 },
+	};
 	uint64_t pre, cost;
 
 	cost = cost_at(&c, UINT64_MAX / 4, &pre);
 	TEST_TRUE(cost <= UINT64_MAX / 4);
 	TEST_TRUE(pre <= UINT64_MAX / 4);
+	/* a step of 2^64 ns in 1 ns: the slope is held, the points hold */
+	TEST_EQ(cost_at(&steep, 10, &pre), 0);
+	TEST_EQ(pre, UINT64_MAX);
+	TEST_EQ(cost_at(&steep, 11, &pre), UINT64_MAX);
+	TEST_EQ(pre, 0);
 }
