@@ -68,9 +68,11 @@ struct thread_state {
 	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
 	/* activations of each function on the stack, by func id up to the
-	 * log's table; kept when the thread ends (all zero then) for the
-	 * next thread in this slot */
-	VEC(uint32_t) active;
+	 * log's table, in chunks of ACTIVE_CHUNK made when first touched
+	 * (memory follows the functions a thread calls, not the table);
+	 * kept when the thread ends (all zero then) for the next thread in
+	 * this slot */
+	VEC(uint32_t *) active;
 };
 
 struct rt_frames {
@@ -96,6 +98,31 @@ struct rt_frames {
 
 /* ---- threads and their activations ------------------------------------ */
 
+#define ACTIVE_SHIFT 10
+#define ACTIVE_CHUNK (1u << ACTIVE_SHIFT)
+
+static uint32_t *active_chunk(struct thread_state *t, uint32_t func)
+{
+	uint32_t **chunk;
+
+	while (t->active.n <= func >> ACTIVE_SHIFT)
+		vec_push(&t->active, NULL);
+	chunk = &t->active.v[func >> ACTIVE_SHIFT];
+	if (!*chunk)
+		*chunk = xcalloc(ACTIVE_CHUNK, sizeof(**chunk));
+	return *chunk;
+}
+
+static inline uint32_t *active_count(struct thread_state *t, uint32_t func)
+{
+	size_t c = func >> ACTIVE_SHIFT;
+	uint32_t *chunk = c < t->active.n ? t->active.v[c] : NULL;
+
+	if (unlikely(!chunk))
+		chunk = active_chunk(t, func);
+	return &chunk[func & (ACTIVE_CHUNK - 1)];
+}
+
 /* Counts a new activation of @func on @t; returns whether it is the
  * outermost one.  Ids past the log's table (a damaged log) are not
  * counted: the stack is searched for them instead. */
@@ -109,9 +136,7 @@ static bool activate(const struct rt_frames *f, struct thread_state *t,
 				return false;
 		return true;
 	}
-	while (t->active.n < f->func_addr.n)
-		vec_push(&t->active, 0);
-	return t->active.v[func]++ == 0;
+	return (*active_count(t, func))++ == 0;
 }
 
 static void note_pid(struct rt_frames *f, uint32_t pid)
@@ -329,7 +354,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	 * clock may make end - start differ slightly from total */
 	call.start = MIN(fr->tl_start, call.end);
 	if (fr->counted)
-		t->active.v[fr->func]--;
+		(*active_count(t, fr->func))--;
 	f->sum.unwound += !!(fr->flags & RT_CALL_UNWOUND);
 	f->sum.incomplete += !!(fr->flags & RT_CALL_INCOMPLETE);
 	for (size_t i = 0; i < f->nsinks; i++)
@@ -672,6 +697,8 @@ void rt_frames_free(struct rt_frames *f)
 	vec_for_each(&f->threads, pt) {
 		vec_free(&(*pt)->stack);
 		vec_free(&(*pt)->ids);
+		vec_for_each(&(*pt)->active, chunk)
+			free(*chunk);
 		vec_free(&(*pt)->active);
 		free(*pt);
 	}

@@ -35,6 +35,9 @@
 #define S3 (S0 - 0xc0)
 
 enum { MAIN_FN, PARENT, CHILD, GRAND, F, G, H, NFUNCS };
+/* a function far down a big table: its activations are counted in a
+ * chunk of their own */
+#define FAR_FN 5000u
 
 #define ADDR(id) (0x555500001000ULL + (uint64_t)(id) * 0x100)
 #define UNTRACED 0x555500900000ULL  /* an address no function has */
@@ -143,6 +146,7 @@ static void run_curve(struct run *r, const struct rt_analysis_opts *opts,
 		rt_frames_set_curve(f, curve);
 	for (uint32_t id = 0; id < NFUNCS; id++)
 		rt_frames_func_addr(f, id, ADDR(id));
+	rt_frames_func_addr(f, FAR_FN, ADDR(FAR_FN));
 	rt_frames_helper(f, HELPER);
 	for (size_t i = 0; i < n; i++)
 		rt_frames_feed(f, &evs[i]);
@@ -546,32 +550,44 @@ TEST_CASE(recursion_direct)
 	RUN_DONE(&r);
 }
 
-/* A function id past the log's table (a damaged log): its activations
- * are found on the stack instead of counted, with the same results. */
-TEST_CASE(recursion_unknown_id)
+/* X recursing with F between: the inner X is not outermost; the total is
+ * the outer 900 and the later 100, not the inner 50. */
+static void recursion_through(bool *rt_test_failed__, uint32_t x)
 {
-	const uint32_t X = NFUNCS + 1000;
 	struct rt_event e[] = {
-		ev(100, RT_EV_ENTRY, X, S0, TID, 1),
+		ev(100, RT_EV_ENTRY, x, S0, TID, 1),
 		ev(200, RT_EV_ENTRY, F, S1, TID, 1),
-		ev(300, RT_EV_ENTRY, X, S2, TID, 1),
-		ev(350, RT_EV_EXIT, X, S2, TID, 1),
+		ev(300, RT_EV_ENTRY, x, S2, TID, 1),
+		ev(350, RT_EV_EXIT, x, S2, TID, 1),
 		ev(500, RT_EV_EXIT, F, S1, TID, 1),
-		ev(1000, RT_EV_EXIT, X, S0, TID, 1),
-		ev(1100, RT_EV_ENTRY, X, S0, TID, 1),
-		ev(1200, RT_EV_EXIT, X, S0, TID, 1),
+		ev(1000, RT_EV_EXIT, x, S0, TID, 1),
+		ev(1100, RT_EV_ENTRY, x, S0, TID, 1),
+		ev(1200, RT_EV_EXIT, x, S0, TID, 1),
 	};
 	struct run r;
 
 	run(&r, 0, e, ARRAY_SIZE(e), 1200);
-	TEST_TRUE(!left(&r, X, 0)->outermost);
+	TEST_TRUE(!left(&r, x, 0)->outermost);
 	TEST_TRUE(left(&r, F, 0)->outermost);
-	TEST_TRUE(left(&r, X, 1)->outermost);
-	TEST_TRUE(left(&r, X, 2)->outermost);
-	/* total: the outer 900 and the later 100, not the inner 50 */
-	TEST_EQ(prof(&r, 0, X)->calls, 3);
-	TEST_EQ(prof(&r, 0, X)->total, 1000);
+	TEST_TRUE(left(&r, x, 1)->outermost);
+	TEST_TRUE(left(&r, x, 2)->outermost);
+	TEST_EQ(prof(&r, 0, x)->calls, 3);
+	TEST_EQ(prof(&r, 0, x)->total, 1000);
 	RUN_DONE(&r);
+}
+
+/* A function far down the table: its activations are counted in a chunk
+ * of their own. */
+TEST_CASE(recursion_far_id)
+{
+	recursion_through(rt_test_failed__, FAR_FN);
+}
+
+/* A function id past the log's table (a damaged log): its activations
+ * are found on the stack instead of counted, with the same results. */
+TEST_CASE(recursion_unknown_id)
+{
+	recursion_through(rt_test_failed__, FAR_FN + 1000);
 }
 
 TEST_CASE(recursion_mutual)
