@@ -257,6 +257,20 @@ static int64_t fixed_slope(uint64_t y0, uint64_t y1, uint64_t dx)
 	return (int64_t)(slope * 4294967296.0 + (slope < 0 ? -0.5 : 0.5));
 }
 
+/* Whether segment @i (x[i - 1] < x[i]) computes in plain 64-bit signed
+ * arithmetic: slope times any distance within it, rounded, plus either
+ * end's figures.  A real curve's do (costs of microseconds); a damaged
+ * log's may not. */
+static bool fits(const struct rt_stop_cost_fn *fn, uint32_t i)
+{
+	uint64_t width = fn->x[i] - fn->x[i - 1];
+	uint64_t lim = (uint64_t)1 << 61;
+
+	return width < lim && fn->y[i - 1] < lim && fn->p[i - 1] < lim &&
+	       (uint64_t)llabs(fn->dy[i]) < lim / width &&
+	       (uint64_t)llabs(fn->dp[i]) < lim / width;
+}
+
 void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
 			  const struct rt_stop_cost *cost)
 {
@@ -272,6 +286,7 @@ void rt_stop_cost_fn_init(struct rt_stop_cost_fn *fn,
 						fn->x[i] - fn->x[i - 1]);
 			fn->dp[i] = fixed_slope(fn->p[i - 1], fn->p[i],
 						fn->x[i] - fn->x[i - 1]);
+			fn->plain[i] = fits(fn, i);
 		}
 	}
 }
@@ -291,6 +306,15 @@ static uint64_t along(uint64_t y0, int64_t slope, uint64_t d)
 	if (prod >= 0)
 		return y0 + off;
 	return y0 > off ? y0 - off : 0;
+}
+
+/* y0 + slope * d to the nearest ns, for a segment whose figures all fit
+ * (fits()): plain 64-bit arithmetic. */
+static inline uint64_t along_plain(uint64_t y0, int64_t slope, uint64_t d)
+{
+	int64_t y = (int64_t)y0 + ((slope * (int64_t)d + (1LL << 31)) >> 32);
+
+	return y > 0 ? (uint64_t)y : 0;
 }
 
 uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
@@ -318,6 +342,10 @@ uint64_t rt_stop_cost_split(const struct rt_stop_cost_fn *fn,
 	/* integers and a slope, not a division: this runs at every stop of
 	 * a report */
 	d = interval_ns - fn->x[i - 1];
+	if (likely(fn->plain[i])) {
+		*pre = along_plain(fn->p[i - 1], fn->dp[i], d);
+		return along_plain(fn->y[i - 1], fn->dy[i], d);
+	}
 	*pre = along(fn->p[i - 1], fn->dp[i], d);
 	return along(fn->y[i - 1], fn->dy[i], d);
 }

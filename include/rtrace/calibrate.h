@@ -32,6 +32,7 @@ struct rt_stop_cost_fn {
 	int64_t dy[RT_STOP_COST_POINTS];   /* slopes (32.32 fixed point) of */
 	int64_t dp[RT_STOP_COST_POINTS];   /* the segments ending at each
 					    * point; 0 at the first */
+	bool plain[RT_STOP_COST_POINTS];   /* its products fit in 64 bits */
 };
 
 /* Fills @fn from @cost (which it does not keep). */
