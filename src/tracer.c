@@ -40,14 +40,19 @@ void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 		   uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
 		       uint64_t value, uint64_t ts)
 {
+	/* two clocks stamp a thread's events, rtrace's at a stop and the
+	 * program's counter converted at a drain: where they cross by the
+	 * conversion's error, the later event keeps the earlier's time, so
+	 * that each thread's events are in time order in the log */
 	struct rt_event ev = {
-		.ts = ts, .sp = sp, .value = value,
+		.ts = MAX(ts, th->last_ts), .sp = sp, .value = value,
 		.tid = th->tid, .pid = th->proc ? th->proc->pid : 0,
 		.func = func, .kind = kind, .flags = flags,
 		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
 	};
 
 	th->stops = 0;
+	th->last_ts = ev.ts;
 	if (th->proc && th->proc->record)
 		rt_evlog_append(tr->cfg.log, &ev);
 }
