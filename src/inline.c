@@ -67,14 +67,39 @@ static bool tsc_usable(void)
 	return ok;
 }
 
+#define PAIR_TRIES 8
+
+/* A counter reading and a clock reading taken at the same moment: the
+ * clock read between two counter reads, the tightest of a few tries.  A
+ * pair that the scheduler split (rtrace preempted between the reads)
+ * would put the whole conversion off by the time it lost, and shift the
+ * times of every event drained with it by that much. */
+static void clock_pair(uint64_t *c, uint64_t *n)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < PAIR_TRIES; i++) {
+		uint64_t a = rt_arch_cycles(), t = now_ns(), b = rt_arch_cycles();
+
+		if (b >= a && b - a < best) {
+			best = b - a;
+			*c = a + (b - a) / 2;
+			*n = t;
+		}
+	}
+	if (best == UINT64_MAX) {
+		*c = rt_arch_cycles();
+		*n = now_ns();
+	}
+}
+
 static void clock_start(void)
 {
 	if (clock0.set)
 		return;
 	clock0.set = true;
 	clock0.tsc = tsc_usable() && rt_arch_cycles() != 0;
-	clock0.c0 = rt_arch_cycles();
-	clock0.n0 = now_ns();
+	clock_pair(&clock0.c0, &clock0.n0);
 }
 
 /* Nanoseconds per count now, over the longest baseline there is. */
@@ -82,10 +107,9 @@ static double clock_rate(void)
 {
 	uint64_t c1, n1;
 
-	do {
-		c1 = rt_arch_cycles();
-		n1 = now_ns();
-	} while (n1 - clock0.n0 < RATE_MIN_NS);
+	do
+		clock_pair(&c1, &n1);
+	while (n1 - clock0.n0 < RATE_MIN_NS);
 	return c1 > clock0.c0 ? (double)(n1 - clock0.n0) / (c1 - clock0.c0)
 			      : 1.0;
 }
