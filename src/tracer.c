@@ -41,11 +41,13 @@ void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 		       uint64_t value, uint64_t ts)
 {
 	/* two clocks stamp a thread's events, rtrace's at a stop and the
-	 * program's counter converted at a drain: where they cross by the
-	 * conversion's error, the later event keeps the earlier's time, so
-	 * that each thread's events are in time order in the log */
+	 * program's counter converted at a drain: where they cross or meet
+	 * by the conversion's error, the later event is put 1 ns after the
+	 * earlier, so that each thread's events are in strict time order in
+	 * the log (real ones are tens of ns apart at the least) */
 	struct rt_event ev = {
-		.ts = MAX(ts, th->last_ts), .sp = sp, .value = value,
+		.ts = th->last_ts && ts <= th->last_ts ? th->last_ts + 1 : ts,
+		.sp = sp, .value = value,
 		.tid = th->tid, .pid = th->proc ? th->proc->pid : 0,
 		.func = func, .kind = kind, .flags = flags,
 		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
