@@ -77,8 +77,9 @@ struct thread_state {
 
 struct rt_frames {
 	struct rt_analysis_opts opts;
-	struct rt_stop_cost curve;
-	struct rt_stop_cost_fn cost_fn;   /* the curve, for lookups */
+	/* the stop-cost curve, ready for lookups; y[0] is the cost of a
+	 * stop among close ones */
+	struct rt_stop_cost_fn cost_fn;
 	uint64_t origin;
 	const struct rt_sink *sinks;
 	size_t nsinks;
@@ -254,7 +255,7 @@ static void on_calib(struct rt_frames *f, struct thread_state *t,
 {
 	if (f->opts.raw_times || f->opts.stop_cost_ns >= 0)
 		return;
-	t->shift = (int64_t)ev->value - (int64_t)f->curve.cost_ns[0];
+	t->shift = (int64_t)ev->value - (int64_t)f->cost_fn.y[0];
 }
 
 /* What an event recorded in the process costs it: taken out of the times
@@ -609,16 +610,16 @@ struct rt_frames *rt_frames_new(const struct rt_analysis_opts *opts,
 				const struct rt_sink *sinks, size_t nsinks)
 {
 	struct rt_frames *f = xcalloc(1, sizeof(*f));
+	struct rt_stop_cost one = { .n = 1 };
 
 	if (opts)
 		f->opts = *opts;
 	else
 		f->opts.stop_cost_ns = -1;
-	f->curve.n = 1;
-	f->curve.cost_ns[0] = f->opts.stop_cost_ns >= 0 ?
-				      (uint64_t)f->opts.stop_cost_ns :
-				      stop_cost_ns;
-	rt_stop_cost_fn_init(&f->cost_fn, &f->curve);
+	one.cost_ns[0] = f->opts.stop_cost_ns >= 0 ?
+				 (uint64_t)f->opts.stop_cost_ns :
+				 stop_cost_ns;
+	rt_stop_cost_fn_init(&f->cost_fn, &one);
 	f->origin = origin_ns;
 	f->sinks = sinks;
 	f->nsinks = nsinks;
@@ -639,16 +640,18 @@ void rt_analysis_summary_release(struct rt_analysis_summary *sum)
 
 void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
 {
+	struct rt_stop_cost hand = { .n = 1, .has_pre = true };
+
 	if (f->opts.stop_cost_ns < 0 && c->n) {
-		f->curve = *c;
+		rt_stop_cost_fn_init(&f->cost_fn, c);
 	} else if (c->n && c->has_pre && c->cost_ns[0]) {
 		/* a cost given by hand: split as the measured one was */
-		f->curve.has_pre = true;
-		f->curve.pre_ns[0] = (uint64_t)((double)f->curve.cost_ns[0] *
-						(double)c->pre_ns[0] /
-						(double)c->cost_ns[0]);
+		hand.cost_ns[0] = f->cost_fn.y[0];
+		hand.pre_ns[0] = (uint64_t)((double)hand.cost_ns[0] *
+					    (double)c->pre_ns[0] /
+					    (double)c->cost_ns[0]);
+		rt_stop_cost_fn_init(&f->cost_fn, &hand);
 	}
-	rt_stop_cost_fn_init(&f->cost_fn, &f->curve);
 }
 
 /* Tells the machine where function @id starts (to pair tail jumps). */
@@ -679,7 +682,7 @@ void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 			thread_over(f, *pt, ts, 0);
 	if (sum) {
 		*sum = f->sum;
-		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->curve.cost_ns[0];
+		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->cost_fn.y[0];
 		sum->thread_info = xmalloc((f->info.n + 1) *
 					   sizeof(*sum->thread_info));
 		/* a log cut before its first event has no threads, and
