@@ -45,7 +45,6 @@ struct rt_inline_area {
 	rt_raddr recorder;
 	pid_t pid;
 	pid_t tids[RT_IA_SLOTS];      /* 0: free */
-	uint64_t last_ts[RT_IA_SLOTS];
 	uint64_t events;
 };
 
@@ -299,7 +298,6 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 			a->base + RT_IA_RINGS +
 			(uint64_t)slot * RT_IA_CAP * RT_IA_EVENT;
 		a->tids[slot] = tid;
-		a->last_ts[slot] = 0;
 		/* the thread pointer last: it makes the slot live */
 		__atomic_store_n(p_tp, tp, __ATOMIC_RELEASE);
 		return slot;
@@ -342,8 +340,8 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		struct rt_event ev;
 
 		event_of(ring + (i & (RT_IA_CAP - 1)) * RT_IA_EVENT, &ev);
-		ev.ts = MAX(to_ns(ev.ts, rate), a->last_ts[slot]);
-		a->last_ts[slot] = ev.ts;
+		/* the tracer keeps each thread's events in order */
+		ev.ts = to_ns(ev.ts, rate);
 		emit(ctx, a->tids[slot], &ev);
 	}
 	a->events += head - *tail;
