@@ -340,6 +340,30 @@ static bool stop_everything(struct rt_tracer *tr)
 	return true;
 }
 
+void rt_tracer_take_pending_trap(struct rt_thread *th)
+{
+	const struct rt_plan *plan;
+	struct rt_wait w;
+	rt_raddr site;
+
+	if (!th->proc || !rt_tracee_signal_pending(th->tid, SIGTRAP))
+		return;
+	/* the signal is taken before any instruction runs */
+	if (rt_tracee_cont(th->tid, 0) || rt_wait_tid(th->tid, &w))
+		return;
+	if (w.kind == RT_STOP_SIGNAL) {
+		th->pending_sig = w.sig;
+		return;
+	}
+	if (w.kind != RT_STOP_TRAP || rt_tracee_getregs(th->tid, &th->regs))
+		return;
+	site = rt_arch_trap_site(&th->regs);
+	if (rt_tracer_find_probe(th->proc, site, &plan)) {
+		rt_arch_set_ip(&th->regs, site);
+		rt_tracee_setregs(th->tid, &th->regs);
+	}
+}
+
 void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 			     rt_raddr lo, rt_raddr hi, rt_bell_fn *bell)
 {
@@ -422,6 +446,8 @@ int rt_tracer_detach(struct rt_tracer *tr)
 {
 	if (!stop_everything(tr))
 		return 0;
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
+		rt_tracer_take_pending_trap(rt_tasks_thread_at(tr->tasks, i));
 	rt_tasks_for_each_process(tr->tasks, p)
 		clean_process(tr, p);
 	while (rt_tasks_nthreads(tr->tasks)) {

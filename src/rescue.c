@@ -171,6 +171,7 @@ static void rescue(struct rt_tracer *tr)
 
 		if (!stopped[i])
 			continue;
+		rt_tracer_take_pending_trap(th);
 		sig = stop_signal(th->tid, &ours);
 		set_free(tr, th, ours);
 		rt_tracee_detach(th->tid, sig ? sig : th->pending_sig);

@@ -79,6 +79,26 @@ int rt_tracee_listen(pid_t tid)
 	return checked(ptrace(PTRACE_LISTEN, tid, 0, 0), "listen", tid);
 }
 
+bool rt_tracee_signal_pending(pid_t tid, int sig)
+{
+	char path[64], buf[2048];
+	const char *line;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	line = strstr(buf, "\nSigPnd:");
+	return line && (strtoull(line + 8, NULL, 16) >> (sig - 1)) & 1;
+}
+
 int rt_tracee_detach(pid_t tid, int sig)
 {
 	return checked(ptrace(PTRACE_DETACH, tid, 0, (long)sig), "detach",

@@ -85,6 +85,13 @@ const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
  * returns whether it changed th->regs (to be written back). */
 typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);
 
+/* Stopped thread @th, interrupted just as it ran into one of rtrace's
+ * breakpoints, has that breakpoint's SIGTRAP still pending behind the
+ * interrupt's stop: delivered after a detach, it would kill the program.
+ * Lets the thread take it (rtrace, still its tracer, keeps it) and puts
+ * the thread back on the breakpoint's instruction.  Before a detach. */
+void rt_tracer_take_pending_trap(struct rt_thread *th);
+
 /* Moves stopped thread @th out of the scratch area [@lo, @hi): out of the
  * measuring chain by setting its instruction pointer to where it was
  * going; out of a slot, a trampoline or the recorder by stepping (cold

@@ -13,6 +13,7 @@
 #define RTRACE_TRACEE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -50,6 +51,11 @@ int rt_tracee_setregs(pid_t tid, const struct rt_regs *r);
 
 /* Siginfo of the signal a thread stopped with. */
 int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
+
+/* Whether signal @sig is pending for thread @tid itself (its SigPnd in
+ * /proc; not the process-wide set).  Reads with open/read only, so that
+ * rtrace's crash rescue may call it. */
+bool rt_tracee_signal_pending(pid_t tid, int sig);
 
 /* The event message of a ptrace-event stop (new tid, exit status...). */
 int rt_tracee_eventmsg(pid_t tid, unsigned long *msg);
