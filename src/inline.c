@@ -38,6 +38,13 @@
 
 /* A slot the thread that held it left: lookups go past it. */
 #define TP_LEFT 1
+/* A slot whose thread pointer turned out shared: lookups go past it, and
+ * it stays taken until its thread's next stop frees it. */
+#define TP_SHARED 2
+
+/* Thread pointers two threads share, at most: past it, sharing is
+ * refused by a full table and events go the same way, by stops. */
+#define SHARED_TPS 64
 
 struct rt_inline_area {
 	uint8_t *map;                 /* rtrace's view */
@@ -45,7 +52,14 @@ struct rt_inline_area {
 	rt_raddr recorder;
 	pid_t pid;
 	pid_t tids[RT_IA_SLOTS];      /* 0: free */
-	uint64_t events;
+	bool warned[RT_IA_SLOTS];     /* said once that the slot was bad */
+	uint64_t events, dropped;
+	bool damaged;                 /* a ring failed a check */
+	/* thread pointers more than one thread has (a raw clone without a
+	 * TLS of its own): no slot, a stop per event */
+	uint64_t shared[SHARED_TPS];
+	unsigned nshared;
+	uint64_t c_start;             /* the counter when the area was made */
 };
 
 static struct {
@@ -111,6 +125,12 @@ static double clock_rate(void)
 	while (n1 - clock0.n0 < RATE_MIN_NS);
 	return c1 > clock0.c0 ? (double)(n1 - clock0.n0) / (c1 - clock0.c0)
 			      : 1.0;
+}
+
+/* The recorder's clock now, for the newest stamp a ring may hold. */
+static uint64_t stamp_now(void)
+{
+	return clock0.tsc ? rt_arch_cycles() : now_ns();
 }
 
 static uint64_t to_ns(uint64_t stamp, double rate)
@@ -217,6 +237,7 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	a = xcalloc(1, sizeof(*a));
 	a->pid = pid;
 	a->recorder = recorder;
+	a->c_start = stamp_now();
 	fd = map_in_tracee(tid, mem, at, &a->base, deferred_sig);
 	if (fd < 0) {
 		free(a);
@@ -280,9 +301,20 @@ static unsigned slot_hash(uint64_t tp)
 	       (RT_IA_SLOTS - 1);
 }
 
+static bool tp_shared(const struct rt_inline_area *a, uint64_t tp)
+{
+	for (unsigned i = 0; i < a->nshared; i++)
+		if (a->shared[i] == tp)
+			return true;
+	return false;
+}
+
 int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 {
 	unsigned h = slot_hash(tp);
+
+	if (tp_shared(a, tp) || a->nshared == SHARED_TPS)
+		return -EBUSY;
 
 	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
 		int slot = (int)((h + i) & (RT_IA_SLOTS - 1));
@@ -298,6 +330,7 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 			a->base + RT_IA_RINGS +
 			(uint64_t)slot * RT_IA_CAP * RT_IA_EVENT;
 		a->tids[slot] = tid;
+		a->warned[slot] = false;
 		/* the thread pointer last: it makes the slot live */
 		__atomic_store_n(p_tp, tp, __ATOMIC_RELEASE);
 		return slot;
@@ -313,6 +346,25 @@ int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid)
 	return -1;
 }
 
+void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
+		     rt_inline_emit_fn *emit, void *ctx)
+{
+	if (tp_shared(a, tp) || a->nshared == SHARED_TPS)
+		return;
+	a->shared[a->nshared++] = tp;
+	for (int i = 0; i < RT_IA_SLOTS; i++) {
+		uint64_t *p_tp = slot_field(a, i, RT_IA_SLOT_TP);
+
+		if (!a->tids[i] || *p_tp != tp)
+			continue;
+		/* its owner may be running, even writing an event now: the
+		 * slot stays its own, found by no lookup, until it stops at
+		 * the miss that follows and is drained and freed there */
+		__atomic_store_n(p_tp, TP_SHARED, __ATOMIC_RELEASE);
+		rt_inline_drain(a, i, false, emit, ctx);
+	}
+}
+
 static void event_of(const uint8_t *rec, struct rt_event *ev)
 {
 	uint64_t f[5];
@@ -326,25 +378,77 @@ static void event_of(const uint8_t *rec, struct rt_event *ev)
 	};
 }
 
+/* How far past the drain's own reading of the clock a stamp may be: a
+ * counter read on another CPU, or a clock read after the drain's. */
+#define STAMP_SLACK (1ULL << 26)
+
+/* Whether @ev can be what the recorder wrote.  The program can write the
+ * area, by a stray pointer or on purpose: nothing read from it is trusted
+ * (the tracer checks the function id against its tables). */
+static bool event_sane(const struct rt_inline_area *a,
+		       const struct rt_event *ev, uint64_t newest)
+{
+	if (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
+	    ev->kind != RT_EV_TAIL)
+		return false;
+	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER))
+		return false;
+	return ev->ts >= a->c_start && ev->ts <= newest + STAMP_SLACK;
+}
+
+/* A slot failed a check: said once per thread.  @lost is what is known
+ * to be lost; counters written over hide how much was. */
+static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
+			 uint64_t lost)
+{
+	a->dropped += lost;
+	a->damaged = true;
+	if (a->warned[slot])
+		return;
+	a->warned[slot] = true;
+	if (lost)
+		pr_warn("process %d thread %d: %" PRIu64 " %s in its event "
+			"ring dropped; tracing goes on", a->pid, a->tids[slot],
+			lost, what);
+	else
+		pr_warn("process %d thread %d: the program wrote over the %s "
+			"of its event ring; its unread events are dropped, "
+			"tracing goes on", a->pid, a->tids[slot], what);
+}
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
 	uint64_t *tail = slot_field(a, slot, RT_IA_SLOT_TAIL);
 	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
 					__ATOMIC_ACQUIRE);
+	uint64_t newest = stamp_now(), from = *tail, bad = 0;
 	const uint8_t *ring = a->map + RT_IA_RINGS +
 			      (size_t)slot * RT_IA_CAP * RT_IA_EVENT;
-	double rate = head != *tail && clock0.tsc ? clock_rate() : 1.0;
+	double rate;
 
-	for (uint64_t i = *tail; i != head; i++) {
+	/* a ring never holds more than it can: counters that say otherwise
+	 * were written by the program, and the events with them are noise */
+	if (head - from > RT_IA_CAP) {
+		slot_damaged(a, slot, "counters", 0);
+		from = head;
+	}
+	rate = head != from && clock0.tsc ? clock_rate() : 1.0;
+	for (uint64_t i = from; i != head; i++) {
 		struct rt_event ev;
 
 		event_of(ring + (i & (RT_IA_CAP - 1)) * RT_IA_EVENT, &ev);
+		if (!event_sane(a, &ev, newest)) {
+			bad++;
+			continue;
+		}
 		/* the tracer keeps each thread's events in order */
 		ev.ts = to_ns(ev.ts, rate);
 		emit(ctx, a->tids[slot], &ev);
 	}
-	a->events += head - *tail;
+	if (bad)
+		slot_damaged(a, slot, "malformed events", bad);
+	a->events += head - from - bad;
 	__atomic_store_n(tail, head, __ATOMIC_RELEASE);
 	if (release) {
 		a->tids[slot] = 0;
@@ -370,7 +474,9 @@ static void finish_write(struct rt_inline_area *a, pid_t tid,
 	int slot = (int)((st->slot - table) / RT_IA_SLOT_SIZE);
 	uint64_t head, f[5] = { st->ts, st->sp, st->value, st->ids, st->word };
 
-	if (st->slot < table || slot >= RT_IA_SLOTS || a->tids[slot] != tid)
+	if (st->slot < table || (st->slot - table) % RT_IA_SLOT_SIZE ||
+	    st->slot - table >= (rt_raddr)RT_IA_SLOTS * RT_IA_SLOT_SIZE ||
+	    a->tids[slot] != tid)
 		return;
 	head = *slot_field(a, slot, RT_IA_SLOT_HEAD);
 	if (head - *slot_field(a, slot, RT_IA_SLOT_TAIL) >= RT_IA_CAP)
@@ -415,6 +521,12 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
 uint64_t rt_inline_events(const struct rt_inline_area *a)
 {
 	return a->events;
+}
+
+uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged)
+{
+	*damaged = a->damaged;
+	return a->dropped;
 }
 
 rt_raddr rt_inline_base(const struct rt_inline_area *a)

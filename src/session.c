@@ -621,6 +621,10 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 	if (dropped)
 		fprintf(stderr, "rtrace: the log is cut short (a write "
 			"failed); its report covers what was written\n");
+	if (res->st.inline_dropped || res->st.inline_damaged)
+		fprintf(stderr, "rtrace: the program wrote over its event "
+			"rings: calls are missing from the log (warnings "
+			"above)\n");
 	if (res->st.refused)
 		fprintf(stderr, "rtrace: %llu selected functions cannot be "
 			"probed; rtrace -l says why\n",

@@ -399,13 +399,31 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 
 /* ---- the inline engine: events recorded in the process ------------------ */
 
+/* Whether @func is one the patched sites of @p's image record: an id
+ * read from memory the program can write is checked before the log
+ * takes it. */
+static bool inline_func_known(const struct rt_process *p, uint32_t func)
+{
+	const struct rt_plan *plan = p->img ? p->img->plan : NULL;
+	uint32_t first;
+
+	if (!plan || !rt_plan_nfuncs(plan))
+		return false;
+	first = rt_plan_func(plan, 0)->id;
+	return func >= first && func - first < rt_plan_nfuncs(plan);
+}
+
 static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
 {
 	struct rt_tracer *tr = ctx;
 	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
 
-	if (!th)
+	if (!th || !th->proc)
 		return;
+	if (!inline_func_known(th->proc, ev->func)) {
+		tr->st.inline_dropped++;
+		return;
+	}
 	rt_fault("hit");  /* a hit, recorded in the program */
 	tr->st.inline_events++;
 	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
@@ -428,6 +446,21 @@ static void drain_process(struct rt_tracer *tr, struct rt_process *p)
 {
 	if (p && p->ia)
 		rt_inline_drain_all(p->ia, emit_drained, tr);
+}
+
+/* The area's last events to the log, its losses to the summary, and the
+ * area forgotten (the process's mapping goes with its image). */
+static void forget_area(struct rt_tracer *tr, struct rt_process *p)
+{
+	bool damaged;
+
+	if (!p->ia)
+		return;
+	drain_process(tr, p);
+	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
+	tr->st.inline_damaged |= damaged;
+	rt_inline_free(p->ia);
+	p->ia = NULL;
 }
 
 /* Where the thread was when it called the recorder, as far as unwinding
@@ -504,10 +537,8 @@ void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
 
 	if (!p->ia)
 		return;
-	drain_process(tr, p);
 	base = rt_inline_base(p->ia);
-	rt_inline_free(p->ia);
-	p->ia = NULL;
+	forget_area(tr, p);
 	rt_remote_munmap(th->tid, p->mem, base, rt_inline_size(),
 			 &th->pending_sig);
 }
@@ -646,9 +677,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	if (!p)  /* a thread is linked to its process before it can exec */
 		return D_CONT;
 	/* the old image's event area goes with it */
-	drain_process(tr, p);
-	rt_inline_free(p->ia);
-	p->ia = NULL;
+	forget_area(tr, p);
 	if (!rt_tracee_eventmsg(th->tid, &former) && (pid_t)former != th->tid) {
 		struct rt_thread *old = rt_tasks_thread(tr->tasks, former);
 
@@ -722,6 +751,28 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	return c;
 }
 
+/* A thread made by clone without a TLS of its own (no CLONE_SETTLS)
+ * starts with its creator's thread pointer, by which the recorder finds a
+ * thread's ring: both would write into one ring, and the creator's name
+ * would be on the new thread's calls.  Seen at the new thread's first
+ * stop, where its registers are known; both are then recorded at stops. */
+static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
+{
+	struct rt_process *p = c->proc;
+	uint64_t tp;
+
+	if (!p || !p->ia || !p->mem || !c->creator_tpr)
+		return;
+	if (rt_tracee_getregs(c->tid, &c->regs) ||
+	    rt_arch_thread_pointer(&c->regs) != c->creator_tpr ||
+	    rt_mem_read(p->mem, c->creator_tpr, &tp, sizeof(tp)))
+		return;
+	pr_warn("process %d: threads %d and %d share a thread pointer (a "
+		"clone without a TLS of its own); their calls are recorded "
+		"at stops", p->pid, c->creator, c->tid);
+	rt_inline_share(p->ia, tp, emit_drained, tr);
+}
+
 /* A new thread or process whose first stop we may already have seen. */
 static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 			     pid_t child, bool thread, bool vfork)
@@ -735,6 +786,13 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
+	if (thread && proc && proc->ia &&
+	    !rt_tracee_getregs(th->tid, &th->regs)) {
+		c->creator_tpr = rt_arch_thread_pointer(&th->regs);
+		c->creator = th->tid;
+		if (c->initial_stop_seen)
+			check_shared_tp(tr, c);
+	}
 	tr->st.threads++;
 	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
 	if (c->initial_stop_seen && c->state == RT_TS_NEW)
@@ -759,6 +817,7 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	th->initial_stop_seen = true;
 	if (!th->proc)
 		return (struct decision){ .how = RESUME_HOLD };
+	check_shared_tp(tr, th);
 	if (!th->proc->record && !th->proc->detach_at_exec &&
 	    th->tid == th->proc->pid && th->proc->pid != tr->first_pid)
 		return release_child(th);
@@ -828,7 +887,7 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 	rt_thread_set_state(th, RT_TS_GONE);
 	rt_tasks_remove_thread(tr->tasks, th);
 	if (p && p->nthreads == 0) {
-		drain_process(tr, p);
+		forget_area(tr, p);
 		rt_tasks_remove_process(tr->tasks, p);
 	}
 }

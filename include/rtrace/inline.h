@@ -44,14 +44,24 @@ enum rt_inline_bell {
 enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
 				   rt_raddr site);
 
-/* Gives thread @tid (thread pointer @tp) a ring: its slot, or -ENOSPC. */
+/* Gives thread @tid (thread pointer @tp) a ring: its slot, -ENOSPC when
+ * the table is full, -EBUSY when @tp is shared (rt_inline_share()). */
 int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp);
 
 /* The slot of thread @tid, or -1. */
 int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid);
 
+/* Threads that share thread pointer @tp (a clone without a TLS of its
+ * own) would share a ring: the slot that has it is emptied through @emit
+ * and freed, and no slot is given for @tp again, so those threads' events
+ * are recorded at stops. */
+void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
+		     rt_inline_emit_fn *emit, void *ctx);
+
 /* Empties the ring of @slot through @emit; then, with @release, frees the
- * slot (its thread ended). */
+ * slot (its thread ended).  Nothing in the ring is trusted: counters that
+ * claim more than a ring holds, and events the recorder cannot have
+ * written, are dropped with one warning per thread. */
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx);
 
@@ -78,5 +88,9 @@ size_t rt_inline_size(void);
 
 /* Events taken from rings so far, and stops they caused (bells). */
 uint64_t rt_inline_events(const struct rt_inline_area *a);
+
+/* Malformed events dropped (rt_inline_drain()); *damaged: whether any
+ * ring failed a check, its lost events then not all counted. */
+uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged);
 
 #endif

@@ -76,6 +76,10 @@ struct rt_thread {
 	uint64_t calib_start;     /* when the hit before them was seen */
 	const struct rt_plan *calib_plan;  /* whose scratch area they are in */
 	rt_raddr memalign_out;    /* where posix_memalign puts its result */
+	/* its creator's thread pointer register at the clone, and who that
+	 * was: a thread that starts with the same one shares its ring */
+	uint64_t creator_tpr;
+	pid_t creator;
 };
 
 struct rt_tasks;
