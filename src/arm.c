@@ -17,6 +17,7 @@
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/seccomp.h"
 #include "rtrace/util.h"
 
 /* Probes further apart than this are written in separate runs. */
@@ -119,6 +120,13 @@ static int map_scratch(struct rt_process *p, const struct rt_image *img,
 		err = rt_remote_mmap_exec(tid, p->mem, hint, size, base, dsig);
 		if (!err)
 			return 0;
+		if (err == -EPERM && rt_seccomp_mode(tid) > 0) {
+			pr_err("process %d runs under a seccomp filter that "
+			       "could kill it for the mmap of rtrace's scratch "
+			       "area (or that rtrace cannot read without "
+			       "CAP_SYS_ADMIN): it is not traced", p->pid);
+			return err;
+		}
 		if (err != -EEXIST && err != -ENOMEM && err != -EPERM)
 			break;
 	}
@@ -227,7 +235,12 @@ static void start_inline(struct rt_process *p, const struct rt_plan *plan,
 		return;
 	err = rt_inline_new(p->pid, tid, p->mem, rt_plan_recorder(plan),
 			    deferred_sig, &p->ia);
-	if (err)
+	if (err == -EPERM && rt_seccomp_mode(tid) > 0)
+		pr_warn("process %d runs under a seccomp filter that could "
+			"kill it for the system calls of an event area (or "
+			"that rtrace cannot read without CAP_SYS_ADMIN): "
+			"breakpoints everywhere", p->pid);
+	else if (err)
 		pr_warn("process %d: no inline probes (event area: %s); "
 			"breakpoints everywhere", p->pid, strerror(-err));
 }

@@ -15,6 +15,7 @@
 #include "rtrace/arch.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/seccomp.h"
 #include "rtrace/waitstatus.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -55,6 +56,22 @@ int rt_remote_finish_syscall(pid_t tid, int *deferred_sig)
 	return run_until(tid, rt_tracee_syscall, RT_STOP_SYSCALL, deferred_sig);
 }
 
+/* Whether system call @nr may be made at @at in @tid: yes when its
+ * seccomp filters let it run or fail; no when they would kill, trap or
+ * hold the thread for it, or cannot be read (without CAP_SYS_ADMIN). */
+static bool remote_allowed(pid_t tid, long nr, const uint64_t args[6],
+			   rt_raddr at)
+{
+	enum rt_seccomp_verdict v = rt_seccomp_check(tid, nr, args, at);
+
+	if (v == RT_SECCOMP_RUNS || v == RT_SECCOMP_FAILS)
+		return true;
+	pr_dbg("thread %d: system call %ld not made: its seccomp filter %s",
+	       tid, nr, v == RT_SECCOMP_UNSAFE ? "would kill or trap it"
+					       : "cannot be read");
+	return false;
+}
+
 int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 		      const uint64_t args[6], long *result, int *deferred_sig)
 {
@@ -69,6 +86,10 @@ int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 	if (err)
 		return err;
 	at = rt_arch_ip(&saved);
+	/* the program's seccomp filter judges rtrace's calls as its own, and
+	 * may kill it for one it would never make */
+	if (!remote_allowed(tid, nr, args, at))
+		return -EPERM;
 	err = rt_mem_read(mem, at, orig, len);
 	if (!err)
 		err = rt_mem_write(mem, at, code, len);

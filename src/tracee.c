@@ -121,6 +121,21 @@ int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si)
 		       tid);
 }
 
+int rt_tracee_seccomp_filter(pid_t tid, unsigned long index,
+			     struct sock_filter *buf, size_t cap)
+{
+	long n = ptrace(PTRACE_SECCOMP_GET_FILTER, tid, index, NULL);
+	int err = checked(n, "seccomp-get-filter", tid);
+
+	if (err)
+		return err;
+	if ((size_t)n > cap)
+		return -E2BIG;
+	err = checked(ptrace(PTRACE_SECCOMP_GET_FILTER, tid, index, buf),
+		      "seccomp-get-filter", tid);
+	return err ? err : (int)n;
+}
+
 int rt_tracee_eventmsg(pid_t tid, unsigned long *msg)
 {
 	return checked(ptrace(PTRACE_GETEVENTMSG, tid, 0, msg), "geteventmsg",

@@ -3,6 +3,7 @@
  * The register half of the x86-64 port: breakpoint and helper code bytes,
  * and accessors over struct user_regs_struct as PTRACE_GETREGS returns it.
  */
+#include <linux/audit.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -113,6 +114,11 @@ void rt_arch_syscall_setup(struct rt_regs *r, rt_raddr code, long nr,
 	 * system call" so our registers are taken as they are.
 	 */
 	r->r.orig_rax = (uint64_t)-1;
+}
+
+uint32_t rt_arch_audit_arch(void)
+{
+	return AUDIT_ARCH_X86_64;
 }
 
 long rt_arch_syscall_result(const struct rt_regs *r)

@@ -66,6 +66,10 @@ const uint8_t *rt_arch_syscall_code(size_t *len);
 void rt_arch_syscall_setup(struct rt_regs *r, rt_raddr code, long nr,
 			   const uint64_t args[6]);
 
+/* The AUDIT_ARCH_* value the kernel gives a seccomp filter for this
+ * CPU's system calls. */
+uint32_t rt_arch_audit_arch(void);
+
 /* Result of the system call once the thread trapped after it (-errno on
  * failure, as the kernel returns it). */
 long rt_arch_syscall_result(const struct rt_regs *r);

@@ -18,7 +18,8 @@
  * failure).  A signal that arrives meanwhile is kept in *deferred_sig (0 if
  * none) for the caller to deliver later.  Returns 0, or -errno when the
  * thread could not be made to run the call (it is then left as it was if
- * it still exists). */
+ * it still exists): -EPERM when the thread's seccomp filter could kill or
+ * trap it for this call, or cannot be read (rt_seccomp_check()). */
 int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 		      const uint64_t args[6], long *result, int *deferred_sig);
 

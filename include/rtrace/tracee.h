@@ -57,6 +57,13 @@ int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
  * rtrace's crash rescue may call it. */
 bool rt_tracee_signal_pending(pid_t tid, int sig);
 
+/* Seccomp filter @index (0: the newest) of stopped thread @tid into @buf
+ * (@cap instructions at most): its length, or -errno (-ENOENT past the
+ * oldest, -EACCES without CAP_SYS_ADMIN, -E2BIG when longer than @cap). */
+struct sock_filter;
+int rt_tracee_seccomp_filter(pid_t tid, unsigned long index,
+			     struct sock_filter *buf, size_t cap);
+
 /* The event message of a ptrace-event stop (new tid, exit status...). */
 int rt_tracee_eventmsg(pid_t tid, unsigned long *msg);
 

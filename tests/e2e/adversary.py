@@ -15,12 +15,27 @@ readable log whose counts are possible:
              work's count lies between the calls made after the damage
              (N) and all of them (2N); the log stays small.
 
+  sandbox    (unprivileged: rtrace and the program as user nobody) the
+             program installs a seccomp filter that kills it for
+             memfd_create and execs itself: rtrace cannot read the filter
+             without CAP_SYS_ADMIN, so it makes no system call in the new
+             image and says that image is not traced; the program's
+             output and exit status are the native ones.
+  attach     the program installs the same filter, then rtrace attaches to
+             it (as root: it reads the filter, makes no memfd_create, and
+             keeps breakpoints): the calls made while attached are
+             counted exactly, and after the detach the program runs on
+             and exits 0.  As nobody, rtrace cannot read the filter and
+             cannot probe the program: it says so, and the program runs on.
+
 Cases that need no side script (exact counts, per thread) are in
-cases/t035_shared_tp.py.  Exit status 0 when no check is NG.
+cases/t035_shared_tp.py and cases/t036_sandbox.py.  Exit status 0 when no
+check is NG.
 """
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -60,6 +75,9 @@ def record(args, exe, argv, tmp, extra=()):
     return r.returncode, r.stdout, r.stderr, log
 
 
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
 def calls(args, log, name):
     r = subprocess.run([args.rtrace, "report", "--format", "json", log],
                        capture_output=True, text=True)
@@ -91,6 +109,98 @@ def test_scribble(args, exe, tag, tmp):
         c is not None and n <= c <= 2 * n, "%s (N = %d)" % (c, n))
 
 
+def test_sandbox_unprivileged(args, exe, tag, tmp):
+    os.chmod(tmp, 0o777)
+    native = subprocess.run(NOBODY + [exe, "sandbox", "1000"], capture_output=True, text=True)
+    log = os.path.join(tmp, "sandbox.rtrace")
+    try:
+        r = subprocess.run(NOBODY + [args.rtrace, "record", "-o", log, "-f", "adversary::*",
+                                     "--", exe, "sandbox", "1000"],
+                           capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        row(tag + "sandbox as nobody: rtrace ends", False, "timed out")
+        return
+    row(tag + "sandbox as nobody: exit status and stdout as natively",
+        r.returncode == native.returncode == 0 and r.stdout == native.stdout,
+        "exit %d (native %d), %r" % (r.returncode, native.returncode, r.stdout[-60:]))
+    row(tag + "sandbox as nobody: rtrace says the new image is not traced",
+        "seccomp filter" in r.stderr and "not traced" in r.stderr, r.stderr.strip()[-200:])
+
+
+class Sandboxed:
+    """adversary sandbox-wait, driven through its stdin and stdout."""
+
+    def __init__(self, exe, wrapper=()):
+        self.p = subprocess.Popen(list(wrapper) + [exe, "sandbox-wait"], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True, bufsize=1)
+        line = self.p.stdout.readline().split()
+        self.pid = int(line[1]) if len(line) == 2 and line[0] == "ready" else None
+
+    def ask(self, cmd):
+        self.p.stdin.write(cmd + "\n")
+        self.p.stdin.flush()
+        return self.p.stdout.readline().strip()
+
+    def finish(self):
+        self.p.stdin.write("quit\n")
+        self.p.stdin.close()
+        out = self.p.stdout.read()
+        return self.p.wait(timeout=30), out
+
+
+def attach(args, prog, log, wrapper=()):
+    rt = subprocess.Popen(list(wrapper) + [args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                                           "-f", "adversary::*"],
+                          stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in rt.stderr:
+        lines.append(line)
+        if "attached to process" in line or "cannot" in line or "not traced" in line:
+            break
+    return rt, lines
+
+
+def test_sandbox_attach(args, exe, tag, tmp):
+    prog = Sandboxed(exe)
+    log = os.path.join(tmp, "attach.rtrace")
+    rt, lines = attach(args, prog, log)
+    done = prog.ask("run 1000")
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=60)
+    err = "".join(lines) + rt.stderr.read()
+    row(tag + "attach to a sandbox: rtrace detaches and exits 0", rc == 0,
+        "exit %d %s" % (rc, err.strip()[-200:]))
+    row(tag + "attach to a sandbox: no event area, breakpoints", "seccomp filter" in err,
+        err.strip()[-200:])
+    after = prog.ask("run 10")
+    st, out = prog.finish()
+    row(tag + "attach to a sandbox: the program runs on and exits 0",
+        done == "done 1000" and after == "done 10" and st == 0
+        and out == "COUNT adversary::work 1010\n", "exit %d, %r %r %r" % (st, done, after, out))
+    c = calls(args, log, "adversary::work")
+    row(tag + "attach to a sandbox: calls while attached (by construction)", c == 1000, c)
+
+
+def test_sandbox_attach_unprivileged(args, exe, tag, tmp):
+    os.chmod(tmp, 0o777)
+    prog = Sandboxed(exe, NOBODY)
+    log = os.path.join(tmp, "attach-nobody.rtrace")
+    rt, lines = attach(args, prog, log, NOBODY)
+    try:
+        rc = rt.wait(timeout=10)
+    except subprocess.TimeoutExpired:  # attached after all: leave
+        rt.send_signal(signal.SIGINT)
+        rc = rt.wait(timeout=60)
+    err = "".join(lines) + rt.stderr.read()
+    row(tag + "attach to a sandbox as nobody: rtrace says why it cannot probe",
+        "seccomp filter" in err, err.strip()[-200:])
+    done = prog.ask("run 10")
+    st, out = prog.finish()
+    row(tag + "attach to a sandbox as nobody: the program runs on and exits 0",
+        done == "done 10" and st == 0 and out == "COUNT adversary::work 10\n",
+        "rtrace exit %d; program exit %d, %r %r" % (rc, st, done, out))
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -103,6 +213,9 @@ def main():
         tmp = tempfile.mkdtemp(prefix="rtrace-adversary.")
         try:
             test_scribble(args, exe, "O%s " % opt, tmp)
+            test_sandbox_unprivileged(args, exe, "O%s " % opt, tmp)
+            test_sandbox_attach(args, exe, "O%s " % opt, tmp)
+            test_sandbox_attach_unprivileged(args, exe, "O%s " % opt, tmp)
         finally:
             subprocess.run(["rm", "-rf", tmp])
     print("%d NG" % len(FAILED))
