@@ -346,6 +346,22 @@ int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid)
 	return -1;
 }
 
+int rt_inline_lend(struct rt_inline_area *a, pid_t owner, pid_t borrower)
+{
+	int slot = rt_inline_slot_of(a, owner);
+
+	if (slot >= 0)
+		a->tids[slot] = borrower;
+	return slot;
+}
+
+void rt_inline_give_back(struct rt_inline_area *a, int slot, pid_t borrower,
+			 pid_t owner)
+{
+	if (slot >= 0 && slot < RT_IA_SLOTS && a->tids[slot] == borrower)
+		a->tids[slot] = owner;
+}
+
 void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
 		     rt_inline_emit_fn *emit, void *ctx)
 {

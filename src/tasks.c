@@ -155,7 +155,8 @@ static void free_process(struct rt_process *p)
 {
 	rt_mem_close(p->mem);
 	free(p->removed);
-	rt_inline_free(p->ia);
+	if (!p->ia_borrowed)
+		rt_inline_free(p->ia);
 	rt_unwinder_free(p->unwinder);
 	rt_image_put(p->img);
 	vec_for_each(&p->libs, lib)

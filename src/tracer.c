@@ -435,17 +435,53 @@ static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
 static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 			 bool release)
 {
-	struct rt_inline_area *ia = th->proc->ia;
-	int slot = rt_inline_slot_of(ia, th->tid);
+	struct rt_process *p = th->proc;
+	int slot = rt_inline_slot_of(p->ia, th->tid);
 
+	/* a slot lent by a vfork parent goes back to it, never free */
+	if (p->ia_borrowed && slot == p->lent_slot)
+		release = false;
 	if (slot >= 0)
-		rt_inline_drain(ia, slot, release, emit_drained, tr);
+		rt_inline_drain(p->ia, slot, release, emit_drained, tr);
 }
 
 static void drain_process(struct rt_tracer *tr, struct rt_process *p)
 {
 	if (p && p->ia)
 		rt_inline_drain_all(p->ia, emit_drained, tr);
+}
+
+/* A vfork child's events in its parent's area, its own from the fork
+ * on, go to the log; the slot it borrowed goes back to the thread that
+ * vforked, one it took for itself is freed. */
+static void return_area(struct rt_tracer *tr, struct rt_process *p)
+{
+	int slot = rt_inline_slot_of(p->ia, p->pid);
+
+	if (slot >= 0)
+		rt_inline_drain(p->ia, slot, slot != p->lent_slot,
+				emit_drained, tr);
+	rt_inline_give_back(p->ia, p->lent_slot, p->pid, p->lender);
+	p->ia = NULL;
+	p->ia_borrowed = false;
+}
+
+/* A vfork child runs the parent's code with the parent thread's thread
+ * pointer, so its events land in that thread's ring: from now on they
+ * are the child's (the parent thread waits until the child execs or
+ * ends). */
+static void borrow_area(struct rt_tracer *tr, struct rt_thread *parent,
+			struct rt_process *c)
+{
+	struct rt_process *p = parent->proc;
+
+	if (!p->ia)
+		return;
+	drain_thread(tr, parent, false);
+	c->ia = p->ia;
+	c->ia_borrowed = true;
+	c->lender = parent->tid;
+	c->lent_slot = rt_inline_lend(p->ia, parent->tid, c->pid);
 }
 
 /* The area's last events to the log, its losses to the summary, and the
@@ -456,6 +492,15 @@ static void forget_area(struct rt_tracer *tr, struct rt_process *p)
 
 	if (!p->ia)
 		return;
+	if (p->ia_borrowed) {
+		return_area(tr, p);
+		return;
+	}
+	/* a vfork child still borrowing it (its parent was killed) keeps
+	 * running in memory that outlives this record of it */
+	rt_tasks_for_each_process(tr->tasks, q)
+		if (q != p && q->ia == p->ia)
+			q->ia = NULL;
 	drain_process(tr, p);
 	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
 	tr->st.inline_damaged |= damaged;
@@ -739,8 +784,8 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		memcpy(c->removed, parent->removed, n);
 	}
 	/* a forked copy writing into its parent's rings would tear them:
-	 * it gets breakpoints (a vfork child shares the parent's memory,
-	 * and runs no traced code before it execs) */
+	 * it gets breakpoints (a vfork child shares the parent's memory and
+	 * its rings: adopt() lends it the slot of the thread that vforked) */
 	if (parent->ia && !vfork && c->mem)
 		rt_arm_traps_only(c);
 	c->record = tr->cfg.follow && parent->record;
@@ -780,8 +825,11 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
 	struct rt_process *proc = th->proc;
 
-	if (!thread && proc)
+	if (!thread && proc) {
 		proc = new_child(tr, proc, child, vfork);
+		if (vfork)
+			borrow_area(tr, th, proc);
+	}
 	if (!c)
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)

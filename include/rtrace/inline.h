@@ -51,6 +51,16 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp);
 /* The slot of thread @tid, or -1. */
 int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid);
 
+/* A vfork child @borrower runs with the thread pointer of @owner, which
+ * waits: the events of @owner's slot are @borrower's from now on (drain
+ * first).  Returns the slot, or -1 when @owner has none. */
+int rt_inline_lend(struct rt_inline_area *a, pid_t owner, pid_t borrower);
+
+/* The child ended or exec'd (its events drained): @slot is @owner's
+ * again.  Does nothing for slot -1. */
+void rt_inline_give_back(struct rt_inline_area *a, int slot, pid_t borrower,
+			 pid_t owner);
+
 /* Threads that share thread pointer @tp (a clone without a TLS of its
  * own) would share a ring: the slot that has it is emptied through @emit
  * and freed, and no slot is given for @tp again, so those threads' events

@@ -53,6 +53,12 @@ struct rt_process {
 	int status;               /* wait status once exited */
 	uint8_t *removed;         /* --coverage: probes taken out, by index */
 	struct rt_inline_area *ia; /* the inline engine's events, or NULL */
+	/* a vfork child runs in its parent's memory, rings included: it
+	 * borrows the parent's area (not its own to free) and the slot of
+	 * the thread that vforked, until it execs or ends */
+	bool ia_borrowed;
+	int lent_slot;            /* -1: the parent's thread had none */
+	pid_t lender;             /* the thread that vforked */
 	struct rt_process *next;
 };
 
