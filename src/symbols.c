@@ -141,15 +141,30 @@ static int load_text(struct rt_symbols *s)
 
 static int open_dwfl(struct rt_symbols *s)
 {
+	int fd;
+
 	s->dwfl = dwfl_begin(&offline_callbacks);
 	if (!s->dwfl)
 		goto fail;
 	dwfl_report_begin(s->dwfl);
+	/* libdwfl opens a file it is given by name without O_CLOEXEC, and
+	 * the program rtrace starts next would inherit it: it gets a
+	 * close-on-exec copy of ours instead, which it owns on success */
+	fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		int err = -errno;
+
+		sym_err(s, "%s: cannot read symbols: %s", s->path,
+			strerror(-err));
+		return err;
+	}
 	/* report_elf at base 0 keeps link-time addresses; report_offline
 	 * would move a PIE to an arbitrary base of its own */
-	s->mod = dwfl_report_elf(s->dwfl, s->path, s->path, -1, 0, true);
-	if (!s->mod)
+	s->mod = dwfl_report_elf(s->dwfl, s->path, s->path, fd, 0, true);
+	if (!s->mod) {
+		close(fd);
 		goto fail;
+	}
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
 		goto fail;
 	return 0;
