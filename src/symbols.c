@@ -62,9 +62,20 @@ struct rt_symbols {
 			pr_err(fmt, ##__VA_ARGS__);                            \
 	} while (0)
 
+/* libdwfl opens a separate debug file (named by .gnu_debuglink or the
+ * build id) without O_CLOEXEC: it would leak into every program rtrace
+ * starts while these symbols are loaded. */
+static int find_debuginfo(Dwfl_Module *mod, void **user, const char *name,
+			  Dwarf_Addr base, const char *file, const char *link,
+			  GElf_Word crc, char **path)
+{
+	return fd_set_cloexec(dwfl_standard_find_debuginfo(
+		mod, user, name, base, file, link, crc, path));
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
