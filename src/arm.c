@@ -180,9 +180,67 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
 }
 
-/* Patches probes [first, last] of @plan, which lie within one run. */
+/* The longest span of one site: its patched region and its breakpoint. */
+#define SITE_MAX (RT_PATCH_MAX + RT_PROBE_TRAP_MAX)
+
+/* Whether the bytes of @pr in @buf (a run read from @lo) are those @mode
+ * gives it. */
+static bool site_reads(const uint8_t *buf, rt_raddr lo,
+		       const struct rt_probe *pr, enum arm_mode mode)
+{
+	uint8_t want[SITE_MAX];
+	rt_raddr a, b;
+
+	site_span(pr, mode, &a, &b);
+	if (b - a > sizeof(want))
+		return true;  /* no such site is planned: trust it */
+	memcpy(want, buf + (a - lo), b - a);
+	write_site(want, a, pr, mode);
+	return !memcmp(want, buf + (a - lo), b - a);
+}
+
+/* Whether the site of @pr holds rtrace's bytes or the original ones, and
+ * so may be written.  Either engine's bytes count as rtrace's: a process
+ * armed with jumps may have been given breakpoints since (a fork child),
+ * and a site taken out by --coverage is back to its original bytes.
+ * Anything else is code the program wrote there itself (a hot patch),
+ * which putting the original bytes back would undo, or tear. */
+static bool site_ours(const uint8_t *buf, rt_raddr lo,
+		      const struct rt_probe *pr)
+{
+	return site_reads(buf, lo, pr, ARM_JUMPS) ||
+	       site_reads(buf, lo, pr, ARM_TRAPS) ||
+	       site_reads(buf, lo, pr, DISARM);
+}
+
+/* The name of the function of @pr, for a message; owned by the symbols. */
+static const char *probe_func_name(const struct rt_plan *plan,
+				   const struct rt_probe *pr)
+{
+	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
+		const struct rt_plan_func *f = rt_plan_func(plan, i);
+
+		if (f->id == pr->func)
+			return f->fn->name;
+	}
+	return NULL;
+}
+
+static void keep_site(struct rt_arm_kept *kept, const struct rt_plan *plan,
+		      const struct rt_probe *pr)
+{
+	if (kept->n++ == 0) {
+		kept->first = pr->addr;
+		kept->func = probe_func_name(plan, pr);
+	}
+}
+
+/* Patches probes [first, last] of @plan, which lie within one run.  With
+ * @kept, a site the program has rewritten is left alone and counted
+ * there; without it (the first arming) every site is written. */
 static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
-		     size_t first, size_t last, enum arm_mode mode)
+		     size_t first, size_t last, enum arm_mode mode,
+		     struct rt_arm_kept *kept)
 {
 	rt_raddr lo, hi, a, b;
 	uint8_t *buf;
@@ -196,8 +254,14 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 	}
 	buf = xmalloc(hi - lo);
 	err = rt_mem_read(mem, lo, buf, hi - lo);
-	for (size_t i = first; !err && i <= last; i++)
-		write_site(buf, lo, rt_plan_probe(plan, i), mode);
+	for (size_t i = first; !err && i <= last; i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+
+		if (kept && !site_ours(buf, lo, pr))
+			keep_site(kept, plan, pr);
+		else
+			write_site(buf, lo, pr, mode);
+	}
 	if (!err)
 		err = rt_mem_write(mem, lo, buf, hi - lo);
 	free(buf);
@@ -205,7 +269,7 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 }
 
 static int patch_all(struct rt_process *p, const struct rt_plan *plan,
-		     enum arm_mode mode)
+		     enum arm_mode mode, struct rt_arm_kept *kept)
 {
 	size_t n = rt_plan_nprobes(plan), first = 0;
 
@@ -216,7 +280,7 @@ static int patch_all(struct rt_process *p, const struct rt_plan *plan,
 					     rt_plan_probe(plan, i - 1)->addr <
 				     RUN_GAP)
 			continue;
-		err = write_run(p->mem, plan, first, i - 1, mode);
+		err = write_run(p->mem, plan, first, i - 1, mode, kept);
 		if (err)
 			return err;
 		first = i;
@@ -266,8 +330,9 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	if (!err && img == p->img)
 		start_inline(p, plan, tid, deferred_sig);
 	if (!err)
-		err = patch_all(p, plan, img == p->img && p->ia ? ARM_JUMPS
-								 : ARM_TRAPS);
+		err = patch_all(p, plan,
+				img == p->img && p->ia ? ARM_JUMPS : ARM_TRAPS,
+				NULL);
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
 		       strerror(-err));
@@ -283,25 +348,45 @@ int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
 	return rt_arm_image(p, p->img, tid, deferred_sig);
 }
 
-int rt_disarm_image(struct rt_process *p, const struct rt_image *img)
+int rt_disarm_image(struct rt_process *p, const struct rt_image *img,
+		    struct rt_arm_kept *kept)
 {
 	if (!img || !img->plan || rt_plan_nprobes(img->plan) == 0)
 		return 0;
-	return patch_all(p, img->plan, DISARM);
+	return patch_all(p, img->plan, DISARM, kept);
+}
+
+void rt_arm_kept_warn(const struct rt_process *p,
+		      const struct rt_arm_kept *kept)
+{
+	if (!kept->n)
+		return;
+	pr_warn("process %d: the program changed its code at %zu probe "
+		"site%s (the first at %" PRIxRADDR "%s%s); rtrace left the "
+		"program's bytes there",
+		p->pid, kept->n, kept->n == 1 ? "" : "s", kept->first,
+		kept->func ? ", in " : "", kept->func ? kept->func : "");
 }
 
 int rt_arm_traps_only(struct rt_process *p)
 {
+	struct rt_arm_kept kept = { 0 };
+	int err;
+
 	if (!p->img || !p->img->plan || !rt_plan_npatched(p->img->plan))
 		return 0;
-	return patch_all(p, p->img->plan, ARM_TRAPS);
+	err = patch_all(p, p->img->plan, ARM_TRAPS, &kept);
+	rt_arm_kept_warn(p, &kept);
+	return err;
 }
 
 int rt_disarm_process(struct rt_process *p)
 {
-	int err = rt_disarm_image(p, p->img);
+	struct rt_arm_kept kept = { 0 };
+	int err = rt_disarm_image(p, p->img, &kept);
 
 	vec_for_each(&p->libs, lib)
-		err = err ? err : rt_disarm_image(p, *lib);
+		err = err ? err : rt_disarm_image(p, *lib, &kept);
+	rt_arm_kept_warn(p, &kept);
 	return err;
 }

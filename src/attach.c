@@ -397,9 +397,10 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 }
 
 /* Takes the probes of one image out of @p, threads first out of its
- * scratch area, then the area itself. */
+ * scratch area, then the area itself; sites the program rewrote go to
+ * @kept. */
 static void clean_image(struct rt_tracer *tr, struct rt_process *p,
-			const struct rt_image *img)
+			const struct rt_image *img, struct rt_arm_kept *kept)
 {
 	const struct rt_plan *plan = img ? img->plan : NULL;
 	struct rt_thread *any = NULL;
@@ -416,7 +417,7 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 		any = th;
 	}
 	/* no thread goes in once the code is back; then those inside leave */
-	if (rt_disarm_image(p, img))
+	if (rt_disarm_image(p, img, kept))
 		pr_warn("process %d: cannot restore the code of %s", p->pid,
 			rt_symbols_path(img->syms));
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
@@ -435,11 +436,14 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 
 static void clean_process(struct rt_tracer *tr, struct rt_process *p)
 {
+	struct rt_arm_kept kept = { 0 };
+
 	if (!p->mem)
 		return;
-	clean_image(tr, p, p->img);
+	clean_image(tr, p, p->img, &kept);
 	vec_for_each(&p->libs, lib)
-		clean_image(tr, p, *lib);
+		clean_image(tr, p, *lib, &kept);
+	rt_arm_kept_warn(p, &kept);
 }
 
 int rt_tracer_detach(struct rt_tracer *tr)

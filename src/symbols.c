@@ -62,9 +62,20 @@ struct rt_symbols {
 			pr_err(fmt, ##__VA_ARGS__);                            \
 	} while (0)
 
+/* libdwfl opens a separate debug file (named by .gnu_debuglink or the
+ * build id) without O_CLOEXEC: it would leak into every program rtrace
+ * starts while these symbols are loaded. */
+static int find_debuginfo(Dwfl_Module *mod, void **user, const char *name,
+			  Dwarf_Addr base, const char *file, const char *link,
+			  GElf_Word crc, char **path)
+{
+	return fd_set_cloexec(dwfl_standard_find_debuginfo(
+		mod, user, name, base, file, link, crc, path));
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -141,15 +152,30 @@ static int load_text(struct rt_symbols *s)
 
 static int open_dwfl(struct rt_symbols *s)
 {
+	int fd;
+
 	s->dwfl = dwfl_begin(&offline_callbacks);
 	if (!s->dwfl)
 		goto fail;
 	dwfl_report_begin(s->dwfl);
+	/* libdwfl opens a file it is given by name without O_CLOEXEC, and
+	 * the program rtrace starts next would inherit it: it gets a
+	 * close-on-exec copy of ours instead, which it owns on success */
+	fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		int err = -errno;
+
+		sym_err(s, "%s: cannot read symbols: %s", s->path,
+			strerror(-err));
+		return err;
+	}
 	/* report_elf at base 0 keeps link-time addresses; report_offline
 	 * would move a PIE to an arbitrary base of its own */
-	s->mod = dwfl_report_elf(s->dwfl, s->path, s->path, -1, 0, true);
-	if (!s->mod)
+	s->mod = dwfl_report_elf(s->dwfl, s->path, s->path, fd, 0, true);
+	if (!s->mod) {
+		close(fd);
 		goto fail;
+	}
 	if (dwfl_report_end(s->dwfl, NULL, NULL) != 0)
 		goto fail;
 	return 0;

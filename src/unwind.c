@@ -42,9 +42,27 @@ struct rt_unwinder {
 	struct page cache[CACHE_PAGES];
 };
 
+/* libdwfl opens the files of the process's mappings and their debug
+ * files without O_CLOEXEC: they would leak into the programs rtrace
+ * starts later (a command file's next run). */
+static int find_elf(Dwfl_Module *mod, void **user, const char *name,
+		    Dwarf_Addr base, char **path, Elf **elf)
+{
+	return fd_set_cloexec(
+		dwfl_linux_proc_find_elf(mod, user, name, base, path, elf));
+}
+
+static int find_debuginfo(Dwfl_Module *mod, void **user, const char *name,
+			  Dwarf_Addr base, const char *file, const char *link,
+			  GElf_Word crc, char **path)
+{
+	return fd_set_cloexec(dwfl_standard_find_debuginfo(
+		mod, user, name, base, file, link, crc, path));
+}
+
 static const Dwfl_Callbacks proc_callbacks = {
-	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_elf = find_elf,
+	.find_debuginfo = find_debuginfo,
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)

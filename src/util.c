@@ -138,6 +138,13 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int fd_set_cloexec(int fd)
+{
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, fcntl(fd, F_GETFD) | FD_CLOEXEC);
+	return fd;
+}
+
 int parse_duration_ns(const char *s, uint64_t *ns)
 {
 	static const struct {

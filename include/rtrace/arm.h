@@ -37,16 +37,36 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 /* The same for @p's executable. */
 int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig);
 
+/* Probe sites rtrace did not write back because the program had put code
+ * of its own there since they were armed.  Zero it before the first use;
+ * one gathers the sites of every image of a process. */
+struct rt_arm_kept {
+	size_t n;            /* sites left as the program wrote them */
+	rt_raddr first;      /* the first of them */
+	const char *func;    /* its function, or NULL; owned by the image's
+			      * symbols */
+};
+
 /* Writes back the original bytes of every probe of @img's plan (the
- * scratch area stays: a thread may still be inside a slot).  0 or -errno. */
-int rt_disarm_image(struct rt_process *p, const struct rt_image *img);
+ * scratch area stays: a thread may still be inside a slot).  Only bytes
+ * that are still rtrace's are written: a site the program has changed
+ * keeps the program's bytes and is added to @kept.  0 or -errno. */
+int rt_disarm_image(struct rt_process *p, const struct rt_image *img,
+		    struct rt_arm_kept *kept);
+
+/* Says in one warning that the sites of @kept were left alone in @p;
+ * nothing when there are none. */
+void rt_arm_kept_warn(const struct rt_process *p,
+		      const struct rt_arm_kept *kept);
 
 /* Puts breakpoints back where the inline engine put jumps in @p's copy
  * of its executable (a fork child: its parent's event area is not its
- * own).  0 or -errno. */
+ * own), except where the program has changed the code (warned once).
+ * 0 or -errno. */
 int rt_arm_traps_only(struct rt_process *p);
 
-/* The same for every image of @p: its executable and its libraries. */
+/* rt_disarm_image() for every image of @p, its executable and its
+ * libraries, then rt_arm_kept_warn(). */
 int rt_disarm_process(struct rt_process *p);
 
 #endif

@@ -39,6 +39,11 @@ int read_file(const char *path, char **buf, size_t *len);
 /* Writes @len bytes, retrying short writes and EINTR; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
+/* Sets close-on-exec on @fd, which a library opened without it, so that
+ * the programs rtrace starts do not inherit it; returns @fd (a negative
+ * one untouched). */
+int fd_set_cloexec(int fd);
+
 /* Parses a duration such as "10s", "250ms", "1.5m", "300us"; 0 or -EINVAL. */
 int parse_duration_ns(const char *s, uint64_t *ns);
 

@@ -27,6 +27,11 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             it gave the process back; the code bytes equal those before
             the attach, the batch completes, the program runs on and
             exits 0 with the totals of every batch
+  hotpatch  tests/fixtures/hotpatch.rs rewrites a traced function while
+            rtrace is attached (with either engine); rtrace detaches on
+            SIGINT, exits 0 and warns that the program changed its code;
+            the program's new code stays: the function returns 42, not 1,
+            and the program exits 0 with the totals of its calls
   errors    a process that does not exist; a process another tracer holds
 """
 import argparse
@@ -48,9 +53,9 @@ def row(name, ok, detail=""):
         FAILED.append(name)
 
 
-def build(args, opt):
-    src = os.path.join(args.fixtures, "attachee.rs")
-    exe = os.path.join(args.build, "attachee-O%s" % opt)
+def build(args, opt, name="attachee"):
+    src = os.path.join(args.fixtures, name + ".rs")
+    exe = os.path.join(args.build, "%s-O%s" % (name, opt))
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
         os.makedirs(args.build, exist_ok=True)
         tmp = exe + ".tmp%d" % os.getpid()
@@ -234,6 +239,34 @@ def test_crash(args, exe, tag, tmp, point, engine):
         "%s, exit %d, %r" % (done, st, out))
 
 
+def test_hotpatch(args, exe, tag, tmp, engine):
+    tag += "hotpatch (%s): " % engine
+    prog = Program(exe)
+    row(tag + "the program starts", prog.pid is not None)
+    log = os.path.join(tmp, "hotpatch.rtrace")
+    rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                           "--engine", engine, "-f", "hotpatch::*"],
+                          stderr=subprocess.PIPE, text=True)
+    row(tag + "rtrace says it is attached", wait_attached(rt) is not None)
+    got = [prog.ask("call 100"), prog.ask("patch"), prog.ask("call 10")]
+    row(tag + "the patch takes while attached", got == ["sum 100", "done", "sum 420"], got)
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=60)
+    err = rt.stderr.read()
+    row(tag + "rtrace detaches on SIGINT and exits 0", rc == 0, "exit %d %r" % (rc, err[-300:]))
+    warned = [l for l in err.splitlines() if "changed" in l and "hotpatch::target" in l]
+    row(tag + "rtrace warns once that the program changed its code", len(warned) == 1,
+        " / ".join(warned) or err[-300:])
+    try:
+        got = prog.ask("call 10")
+        st, out = prog.finish()
+    except BrokenPipeError:
+        got, st, out = "", prog.p.wait(timeout=30), ""
+    row(tag + "the program's patch outlives the detach", got == "sum 420", got)
+    row(tag + "the program exits 0 with its totals", st == 0 and out == "target 100\ncalls 120\n",
+        "exit %d, %r" % (st, out))
+
+
 def test_errors(args, exe, tmp):
     r = subprocess.run([args.rtrace, "-p", "999999999"], capture_output=True, text=True)
     lines = r.stderr.splitlines()
@@ -269,6 +302,8 @@ def main():
             for engine in ("inline", "trap"):
                 for point in ("attached", "hit:200"):
                     test_crash(args, exe, "O%s " % opt, tmp, point, engine)
+            for engine in ("inline", "trap"):
+                test_hotpatch(args, build(args, opt, "hotpatch"), "O%s " % opt, tmp, engine)
         test_errors(args, build(args, "0"), tmp)
     print("%d NG" % len(FAILED))
     return 1 if FAILED else 0

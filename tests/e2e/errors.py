@@ -24,6 +24,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -260,6 +262,49 @@ def scenario_other_user(cx):
     victim = subprocess.Popen(["sleep", "60"])
     return (["-p", str(victim.pid)], {"pid": str(victim.pid)},
             {"wrap": wrap, "then": lambda r: (victim.kill(), victim.wait())})
+
+
+def code_at(pid, exe, symbol_part, n):
+    """@n bytes of process @pid at the function of @exe (a PIE) whose
+    symbol contains @symbol_part, and that address."""
+    nm = subprocess.run(["nm", exe], capture_output=True, text=True, check=True).stdout
+    off = int([l.split()[0] for l in nm.splitlines() if symbol_part in l][0], 16)
+    with open("/proc/%d/maps" % pid) as f:
+        base = int([l for l in f if l.rstrip().endswith(exe)][0].split("-")[0], 16)
+    with open("/proc/%d/mem" % pid, "rb") as mem:
+        mem.seek(base + off)
+        return mem.read(n)
+
+
+def scenario_program_patched(cx):
+    # tests/fixtures/hotpatch.rs rewrites hotpatch::target once rtrace's
+    # probe is in it (its first bytes changed), then rtrace leaves
+    exe = build(cx.args, "hotpatch", "0")
+    prog = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, bufsize=1)
+    pid = int(prog.stdout.readline().split()[1])
+    before = code_at(pid, exe, "hotpatch6target", 8)
+
+    def patch_once_armed():
+        end = time.time() + 60
+        while code_at(pid, exe, "hotpatch6target", 8) == before and time.time() < end:
+            time.sleep(0.05)
+        prog.stdin.write("patch\n")
+        prog.stdin.flush()
+        prog.stdout.readline()
+
+    def finish(r):
+        driver.join()
+        prog.stdin.write("call 1\nquit\n")
+        prog.stdin.close()
+        out = prog.stdout.read()
+        if prog.wait(timeout=30) != 0 or not out.startswith("sum 42\n"):
+            row("program-patched: the program keeps its code", "NG",
+                "exit %d, %r" % (prog.returncode, out))
+    driver = threading.Thread(target=patch_once_armed)
+    driver.start()
+    return (["record", "-o", cx.path("patched.rtrace"), "-p", str(pid),
+             "--duration", "3s", "-f", "hotpatch::*"], {"pid": str(pid)}, {"then": finish})
 
 
 def scenario_count_and_coverage(cx):
