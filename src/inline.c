@@ -550,6 +550,20 @@ rt_raddr rt_inline_base(const struct rt_inline_area *a)
 	return a->base;
 }
 
+rt_raddr rt_inline_recorder(const struct rt_inline_area *a)
+{
+	return a->recorder;
+}
+
+void rt_inline_bounce(const struct rt_inline_area *a, uint8_t **local,
+		      rt_raddr *remote, size_t *len)
+{
+	/* the header page: nothing reads or writes it while tracing */
+	*local = a->map;
+	*remote = a->base;
+	*len = RT_IA_TABLE;
+}
+
 size_t rt_inline_size(void)
 {
 	return RT_IA_SIZE;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/seccomp.h"
+#include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
 #ifndef MAP_FIXED_NOREPLACE
@@ -149,4 +151,123 @@ int rt_remote_munmap(pid_t tid, struct rt_mem *mem, rt_raddr addr,
 				    deferred_sig);
 
 	return err ? err : (int)res;
+}
+
+/* ---- memory through the process itself ------------------------------------
+ *
+ * A process that made itself non-dumpable (prctl(PR_SET_DUMPABLE, 0), as
+ * OpenSSH and many daemons do) refuses an unprivileged tracer its
+ * /proc/PID/mem, and PTRACE_PEEKDATA/POKEDATA too (ptrace_access_vm()
+ * checks the same dumpable flag); its own /proc/self/mem is then root's
+ * file.  But process_vm_readv/writev on itself is always allowed (same
+ * thread group).  So rtrace makes the process move the bytes: each system
+ * call by single-stepping a `syscall` instruction already in its code (no
+ * byte written for it), the data and the iovecs through memory both share.
+ * process_vm_writev honours page protections, so a write into code is
+ * framed by two mprotect calls (code is r-x).
+ */
+
+struct proxy {
+	pid_t tid;              /* a stopped thread of the process */
+	rt_raddr insn;          /* a syscall instruction in its code */
+	uint8_t *local;         /* the shared bounce buffer, rtrace's view */
+	rt_raddr remote;        /* the same, the process's view */
+	size_t len;
+	int *dsig;
+};
+
+/* The bounce buffer: two iovecs, then the data. */
+#define PROXY_LOCAL_IOV 0
+#define PROXY_REMOTE_IOV 16
+#define PROXY_DATA 64
+#define PAGE 4096ULL
+
+static int step_syscall(const struct proxy *px, long nr,
+			const uint64_t args[6], long *res)
+{
+	struct rt_regs saved, regs;
+	int err, err2;
+
+	if (!remote_allowed(px->tid, nr, args, px->insn))
+		return -EPERM;
+	err = rt_tracee_getregs(px->tid, &saved);
+	if (err)
+		return err;
+	regs = saved;
+	rt_arch_syscall_setup(&regs, px->insn, nr, args);
+	err = rt_tracee_setregs(px->tid, &regs);
+	if (!err)
+		err = run_until(px->tid, rt_tracee_step, RT_STOP_TRAP, px->dsig);
+	if (!err)
+		err = rt_tracee_getregs(px->tid, &regs);
+	if (!err)
+		*res = rt_arch_syscall_result(&regs);
+	err2 = rt_tracee_setregs(px->tid, &saved);
+	if (!err && *res < 0 && *res > -4096)
+		err = (int)*res;
+	return err ? err : err2;
+}
+
+static int protect(const struct proxy *px, rt_raddr addr, size_t n,
+		   int prot)
+{
+	rt_raddr lo = addr & ~(PAGE - 1), hi = ALIGN_UP(addr + n, PAGE);
+	const uint64_t args[6] = { lo, hi - lo, (uint64_t)prot };
+	long res;
+
+	return step_syscall(px, SYS_mprotect, args, &res);
+}
+
+static int proxy_chunk(const struct proxy *px, rt_raddr addr, uint8_t *buf,
+		       size_t n, bool write)
+{
+	const uint64_t iov[4] = { px->remote + PROXY_DATA, n, addr, n };
+	const uint64_t args[6] = { (uint64_t)px->tid,
+				   px->remote + PROXY_LOCAL_IOV, 1,
+				   px->remote + PROXY_REMOTE_IOV, 1, 0 };
+	long res = 0;
+	int err = 0;
+
+	memcpy(px->local + PROXY_LOCAL_IOV, iov, sizeof(iov));
+	if (write) {
+		memcpy(px->local + PROXY_DATA, buf, n);
+		err = protect(px, addr, n, PROT_READ | PROT_WRITE | PROT_EXEC);
+	}
+	if (!err)
+		err = step_syscall(px, write ? SYS_process_vm_writev
+					     : SYS_process_vm_readv, args, &res);
+	if (write && protect(px, addr, n, PROT_READ | PROT_EXEC) && !err)
+		err = -EIO;
+	if (!err && (size_t)res != n)
+		err = -EIO;
+	if (!err && !write)
+		memcpy(buf, px->local + PROXY_DATA, n);
+	return err;
+}
+
+static int proxy_io(void *ctx, rt_raddr addr, void *buf, size_t len,
+		    bool write)
+{
+	const struct proxy *px = ctx;
+	const size_t room = px->len - PROXY_DATA;
+	int err = 0;
+
+	for (size_t done = 0; !err && done < len; done += room)
+		err = proxy_chunk(px, addr + done, (uint8_t *)buf + done,
+				  MIN(room, len - done), write);
+	return err;
+}
+
+int rt_remote_mem_proxy(pid_t tid, rt_raddr syscall_insn, uint8_t *bounce,
+			rt_raddr bounce_at, size_t bounce_len,
+			int *deferred_sig, struct rt_mem **out)
+{
+	struct proxy *px;
+
+	if (bounce_len <= PROXY_DATA)
+		return -EINVAL;
+	px = xmalloc(sizeof(*px));
+	*px = (struct proxy){ tid, syscall_insn, bounce, bounce_at,
+			      bounce_len, deferred_sig };
+	return rt_mem_new_proxy(tid, proxy_io, px, out);
 }

@@ -146,8 +146,23 @@ int rt_tracee_eventmsg(pid_t tid, unsigned long *msg)
 
 struct rt_mem {
 	pid_t pid;
-	int fd;
+	int fd;                /* -1 for a proxy */
+	rt_mem_io_fn *io;      /* the proxy's door, or NULL */
+	void *ctx;
 };
+
+int rt_mem_new_proxy(pid_t pid, rt_mem_io_fn *io, void *ctx,
+		     struct rt_mem **out)
+{
+	struct rt_mem *m = xcalloc(1, sizeof(*m));
+
+	m->pid = pid;
+	m->fd = -1;
+	m->io = io;
+	m->ctx = ctx;
+	*out = m;
+	return 0;
+}
 
 int rt_mem_open(pid_t pid, struct rt_mem **out)
 {
@@ -163,7 +178,7 @@ int rt_mem_open(pid_t pid, struct rt_mem **out)
 		pr_dbg("open %s: %s", path, strerror(-err));
 		return err;
 	}
-	m = xmalloc(sizeof(*m));
+	m = xcalloc(1, sizeof(*m));
 	m->pid = pid;
 	m->fd = fd;
 	*out = m;
@@ -174,7 +189,9 @@ void rt_mem_close(struct rt_mem *m)
 {
 	if (!m)
 		return;
-	close(m->fd);
+	if (m->fd >= 0)
+		close(m->fd);
+	free(m->ctx);
 	free(m);
 }
 
@@ -182,6 +199,8 @@ void rt_mem_close(struct rt_mem *m)
 static int mem_io(struct rt_mem *m, rt_raddr addr, char *buf, size_t len,
 		  bool write)
 {
+	if (m->io)
+		return m->io(m->ctx, addr, buf, len, write);
 	while (len) {
 		ssize_t r = write ? pwrite(m->fd, buf, len, (off_t)addr)
 				  : pread(m->fd, buf, len, (off_t)addr);

@@ -818,6 +818,106 @@ static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
 	rt_inline_share(p->ia, tp, emit_drained, tr);
 }
 
+static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
+		    const struct rt_wait *w);
+static void resume(struct rt_tracer *tr, struct rt_thread *th,
+		   const struct decision *d);
+
+/* A fork child of a --no-follow session carries the parent's
+ * breakpoints in its copy of the text: take them out and let it go.  One
+ * whose memory rtrace cannot reach keeps rtrace, which serves its
+ * breakpoints without recording, until it execs (a new image has none)
+ * or ends: let go, it would die of the first one. */
+static struct decision release_child(struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+
+	if (p->img && !p->mem) {
+		pr_dbg("process %d: not dumpable, kept until it execs", p->pid);
+		p->detach_at_exec = true;
+		return D_CONT;
+	}
+	if (p->img)
+		rt_disarm_process(p);
+	return (struct decision){ .how = RESUME_DETACH };
+}
+
+/* Whether new thread @th, at its first stop, is a process to let go. */
+static bool to_release(const struct rt_tracer *tr, const struct rt_thread *th)
+{
+	return !th->proc->record && !th->proc->detach_at_exec &&
+	       th->tid == th->proc->pid && th->proc->pid != tr->first_pid;
+}
+
+/* Waits for the first stop of new thread @c now (the kernel stops every
+ * new tracee at once): 0, or -ESRCH when it is already gone. */
+static int take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
+{
+	struct rt_wait w;
+	int err;
+
+	if (c->initial_stop_seen)
+		return 0;
+	do
+		err = rt_wait_tid(c->tid, &w);
+	while (err == -EINTR);
+	if (err)
+		return err;
+	if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) {
+		on_gone(tr, c, &w);
+		return -ESRCH;
+	}
+	c->initial_stop_seen = true;
+	return 0;
+}
+
+/*
+ * A fork child that made itself non-dumpable before forking: rtrace, when
+ * unprivileged, may not open its memory, yet it still has its parent's
+ * jumps into the trampolines, which would record into its parent's rings
+ * and ring the parent's bells.  It gets its breakpoints back (or, with
+ * --no-follow, its original code) through itself: rt_remote_mem_proxy(),
+ * the data passing through the event area both share.  Done now, while
+ * the parent, stopped at the fork, keeps that area alive.
+ */
+static int reach_child(struct rt_tracer *tr, struct rt_thread *parent,
+		       struct rt_thread *c)
+{
+	struct rt_process *p = parent->proc, *cp = c->proc;
+	rt_raddr remote;
+	uint8_t *local;
+	size_t len;
+	int err;
+
+	if (cp->mem || !p->ia || !cp->img)
+		return 0;
+	err = take_first_stop(tr, c);
+	if (err)
+		return err;
+	rt_inline_bounce(p->ia, &local, &remote, &len);
+	err = rt_remote_mem_proxy(c->tid, rt_inline_recorder(p->ia) +
+					  rt_arch_recorder()->syscall,
+				  local, remote, len, &c->pending_sig,
+				  &cp->mem);
+	if (!err)
+		err = cp->record ? rt_arm_traps_only(cp)
+				 : rt_disarm_process(cp);
+	rt_mem_close(cp->mem);
+	cp->mem = NULL;
+	if (!err && !cp->record) {  /* no probe left in it */
+		rt_image_put(cp->img);
+		cp->img = NULL;
+	}
+	if (err)
+		pr_warn("process %d: cannot reach its memory (it is not "
+			"dumpable): %s; its calls may be counted as its "
+			"parent's", cp->pid, strerror(-err));
+	else
+		pr_dbg("process %d: not dumpable, re-armed through itself",
+		       cp->pid);
+	return 0;
+}
+
 /* A new thread or process whose first stop we may already have seen. */
 static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 			     pid_t child, bool thread, bool vfork)
@@ -834,6 +934,8 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
+	if (!thread && !vfork && proc && reach_child(tr, th, c) == -ESRCH)
+		return D_CONT;  /* gone before its first stop */
 	if (thread && proc && proc->ia &&
 	    !rt_tracee_getregs(th->tid, &th->regs)) {
 		c->creator_tpr = rt_arch_thread_pointer(&th->regs);
@@ -843,20 +945,16 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	}
 	tr->st.threads++;
 	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
-	if (c->initial_stop_seen && c->state == RT_TS_NEW)
-		return (struct decision){ .how = RESUME_CONT, .sig = 0, .setregs = false, .also = c };
+	if (c->initial_stop_seen && c->state == RT_TS_NEW) {
+		if (to_release(tr, c)) {
+			struct decision d = release_child(c);
+
+			resume(tr, c, &d);
+			return D_CONT;
+		}
+		return (struct decision){ .how = RESUME_CONT, .also = c };
+	}
 	return D_CONT;
-}
-
-/* A fork child of a --no-follow session carries the parent's
- * breakpoints in its copy of the text: take them out and let it go. */
-static struct decision release_child(struct rt_thread *th)
-{
-	struct rt_process *p = th->proc;
-
-	if (p->img && p->mem)
-		rt_disarm_process(p);
-	return (struct decision){ .how = RESUME_DETACH };
 }
 
 static struct decision on_first_stop(struct rt_tracer *tr,
@@ -866,8 +964,7 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	if (!th->proc)
 		return (struct decision){ .how = RESUME_HOLD };
 	check_shared_tp(tr, th);
-	if (!th->proc->record && !th->proc->detach_at_exec &&
-	    th->tid == th->proc->pid && th->proc->pid != tr->first_pid)
+	if (to_release(tr, th))
 		return release_child(th);
 	return D_CONT;
 }

@@ -23,7 +23,7 @@ extern const uint8_t rt_x64_rec_entry[], rt_x64_rec_exit[];
 extern const uint8_t rt_x64_rec_arg0[], rt_x64_rec_tail[];
 extern const uint8_t rt_x64_rec_window[], rt_x64_rec_done[];
 extern const uint8_t rt_x64_rec_full[], rt_x64_rec_miss[];
-extern const uint8_t rt_x64_rec_data[];
+extern const uint8_t rt_x64_rec_data[], rt_x64_rec_syscall[];
 
 #define OFF(sym) ((size_t)((sym) - rt_x64_rec_begin))
 
@@ -64,6 +64,7 @@ const struct rt_recorder *rt_arch_recorder(void)
 		rec.bell_full = OFF(rt_x64_rec_full);
 		rec.bell_miss = OFF(rt_x64_rec_miss);
 		rec.data = OFF(rt_x64_rec_data);
+		rec.syscall = OFF(rt_x64_rec_syscall);
 		rec.code = rt_x64_rec_begin;
 	}
 	return &rec;

@@ -174,6 +174,10 @@ rt_x64_rec_full:
 	mov $SYS_clock_gettime, %eax
 	mov $CLOCK_MONOTONIC, %edi
 	mov %rsp, %rsi
+	/* also where rtrace makes a system call in a process whose memory it
+	 * may not write (rt_recorder.syscall) */
+	.globl rt_x64_rec_syscall
+rt_x64_rec_syscall:
 	syscall
 	mov 0(%rsp), %rax
 	imul $1000000000, %rax, %rax

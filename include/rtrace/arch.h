@@ -221,6 +221,8 @@ struct rt_recorder {
 	size_t bell_full;         /* breakpoint: the ring is full */
 	size_t bell_miss;         /* breakpoint: the thread has no slot */
 	size_t data;              /* the data block (inline-layout.h) */
+	size_t syscall;           /* a system call instruction, which
+				   * single-stepped makes one call and stops */
 };
 
 /* The time stamp counter the recorder reads, read here; 0 when the CPU

@@ -96,6 +96,16 @@ uint64_t rt_inline_event_cost(void);
 rt_raddr rt_inline_base(const struct rt_inline_area *a);
 size_t rt_inline_size(void);
 
+/* Where the recorder is in the process. */
+rt_raddr rt_inline_recorder(const struct rt_inline_area *a);
+
+/* Memory of the area that rtrace may use to pass data to and from the
+ * process (and its fork children, which share the area): @len bytes at
+ * @local in rtrace and @remote in the process, valid until
+ * rt_inline_free(). */
+void rt_inline_bounce(const struct rt_inline_area *a, uint8_t **local,
+		      rt_raddr *remote, size_t *len);
+
 /* Events taken from rings so far, and stops they caused (bells). */
 uint64_t rt_inline_events(const struct rt_inline_area *a);
 

@@ -38,4 +38,16 @@ int rt_remote_mmap_exec(pid_t tid, struct rt_mem *mem, rt_raddr hint,
 int rt_remote_munmap(pid_t tid, struct rt_mem *mem, rt_raddr addr,
 		     size_t len, int *deferred_sig);
 
+/* A memory for a process whose /proc/PID/mem rtrace may not open (it is
+ * not dumpable): each access makes stopped thread @tid move the bytes
+ * with process_vm_readv/writev on itself (a write framed by mprotect
+ * calls: code is read-only), every system call made by
+ * single-stepping the syscall instruction at @syscall_insn, the data
+ * passing through @bounce_len bytes shared with the process (at @bounce
+ * in rtrace, @bounce_at in it).  @tid must stay stopped while the memory
+ * is used.  *out is the caller's (rt_mem_close()); 0 or -errno. */
+int rt_remote_mem_proxy(pid_t tid, rt_raddr syscall_insn, uint8_t *bounce,
+			rt_raddr bounce_at, size_t bounce_len,
+			int *deferred_sig, struct rt_mem **out);
+
 #endif

@@ -74,6 +74,16 @@ struct rt_mem;
 /* Opens /proc/@pid/mem for reading and writing; free with rt_mem_close(). */
 int rt_mem_open(pid_t pid, struct rt_mem **out);
 
+/* Moves @len bytes between @buf and the tracee at @addr (@write: to the
+ * tracee) for a memory rtrace cannot open: 0 or -errno. */
+typedef int rt_mem_io_fn(void *ctx, rt_raddr addr, void *buf, size_t len,
+			 bool write);
+
+/* A memory of process @pid reached through @io instead of /proc/PID/mem;
+ * @ctx is passed to it and freed (free()) by rt_mem_close(). */
+int rt_mem_new_proxy(pid_t pid, rt_mem_io_fn *io, void *ctx,
+		     struct rt_mem **out);
+
 /* Closes; accepts NULL. */
 void rt_mem_close(struct rt_mem *m);
 

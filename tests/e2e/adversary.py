@@ -28,6 +28,13 @@ readable log whose counts are possible:
              and exits 0.  As nobody, rtrace cannot read the filter and
              cannot probe the program: it says so, and the program runs on.
 
+  nodump     (as nobody) the program makes itself non-dumpable, then forks
+             4 children that call work() N times each: rtrace may not open
+             their memory, yet each child gets its breakpoints back (or,
+             with --no-follow, its code back) and none dies; the calls
+             per process are N each (the parent's only, with
+             --no-follow).  Default engine and --engine trap.
+
 Cases that need no side script (exact counts, per thread) are in
 cases/t035_shared_tp.py and cases/t036_sandbox.py.  Exit status 0 when no
 check is NG.
@@ -201,6 +208,35 @@ def test_sandbox_attach_unprivileged(args, exe, tag, tmp):
         "rtrace exit %d; program exit %d, %r %r" % (rc, st, done, out))
 
 
+def per_process(args, log, name):
+    r = subprocess.run([args.rtrace, "report", "--by", "process", "--format", "json", log],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    return sorted(f["calls"] for f in json.loads(r.stdout)["functions"] if f["name"] == name)
+
+
+def test_nodump(args, exe, tag, tmp, extra):
+    n = 10000
+    os.chmod(tmp, 0o777)
+    native = subprocess.run(NOBODY + [exe, "nodump", str(n)], capture_output=True, text=True)
+    log = os.path.join(tmp, "nodump.rtrace")
+    name = tag + "nodump %s: " % " ".join(extra)
+    try:
+        r = subprocess.run(NOBODY + [args.rtrace, "record", "-o", log, "-f", "adversary::*"]
+                           + extra + ["--", exe, "nodump", str(n)],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        row(name + "rtrace ends", False, "timed out")
+        return
+    row(name + "every child lives: exit status and stdout as natively",
+        r.returncode == native.returncode == 0 and r.stdout == native.stdout,
+        "exit %d, %s" % (r.returncode, r.stderr.strip()[-200:]))
+    want = [n] if "--no-follow" in extra else [n] * 5
+    got = per_process(args, log, "adversary::work")
+    row(name + "calls per process (by construction)", got == want, "%s, want %s" % (got, want))
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -216,6 +252,9 @@ def main():
             test_sandbox_unprivileged(args, exe, "O%s " % opt, tmp)
             test_sandbox_attach(args, exe, "O%s " % opt, tmp)
             test_sandbox_attach_unprivileged(args, exe, "O%s " % opt, tmp)
+            for extra in ([], ["--engine", "trap"], ["--no-follow"],
+                          ["--engine", "trap", "--no-follow"]):
+                test_nodump(args, exe, "O%s " % opt, tmp, extra)
         finally:
             subprocess.run(["rm", "-rf", tmp])
     print("%d NG" % len(FAILED))
