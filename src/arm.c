@@ -304,6 +304,10 @@ static void start_inline(struct rt_process *p, const struct rt_plan *plan,
 			"kill it for the system calls of an event area (or "
 			"that rtrace cannot read without CAP_SYS_ADMIN): "
 			"breakpoints everywhere", p->pid);
+	else if (err == -E2BIG)
+		pr_warn("process %d: its address space is limited (ulimit "
+			"-v) with too little room left for an event area: "
+			"breakpoints everywhere", p->pid);
 	else if (err)
 		pr_warn("process %d: no inline probes (event area: %s); "
 			"breakpoints everywhere", p->pid, strerror(-err));

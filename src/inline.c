@@ -60,6 +60,8 @@ struct rt_inline_area {
 	uint64_t shared[SHARED_TPS];
 	unsigned nshared;
 	uint64_t c_start;             /* the counter when the area was made */
+	uint64_t cap;                 /* events per ring, a power of two */
+	size_t size;                  /* of the whole area */
 };
 
 static struct {
@@ -157,7 +159,7 @@ static int remote(pid_t tid, struct rt_mem *mem, long nr, uint64_t a0,
 
 /* The file, made and mapped in the process: its descriptor there. */
 static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
-			 rt_raddr *base, int *dsig)
+			 size_t size, rt_raddr *base, int *dsig)
 {
 	long fd, res;
 	int err, before = *dsig;
@@ -166,14 +168,14 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 		     &fd, dsig);
 	if (err)
 		return err;
-	err = remote(tid, mem, SYS_ftruncate, fd, RT_IA_SIZE, 0, 0, 0, &res,
+	err = remote(tid, mem, SYS_ftruncate, fd, size, 0, 0, 0, &res,
 		     dsig);
 	/* past the program's RLIMIT_FSIZE the kernel also sends it SIGXFSZ:
 	 * rtrace's call, rtrace's signal, not the program's */
 	if (err == -EFBIG && *dsig == SIGXFSZ)
 		*dsig = before;
 	if (!err)
-		err = remote(tid, mem, SYS_mmap, 0, RT_IA_SIZE,
+		err = remote(tid, mem, SYS_mmap, 0, size,
 			     PROT_READ | PROT_WRITE, MAP_SHARED, fd, &res,
 			     dsig);
 	if (err) {
@@ -184,7 +186,7 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 	return (int)fd;
 }
 
-static int map_here(pid_t pid, int fd, uint8_t **map)
+static int map_here(pid_t pid, int fd, size_t size, uint8_t **map)
 {
 	char path[64];
 	int ours;
@@ -193,7 +195,7 @@ static int map_here(pid_t pid, int fd, uint8_t **map)
 	ours = open(path, O_RDWR | O_CLOEXEC);
 	if (ours < 0)
 		return -errno;
-	*map = mmap(NULL, RT_IA_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    ours, 0);
 	close(ours);
 	return *map == MAP_FAILED ? -errno : 0;
@@ -210,12 +212,65 @@ static int write_data_block(struct rt_inline_area *a, struct rt_mem *mem)
 
 	put_u64(data + RT_RD_TABLE, a->base + RT_IA_TABLE);
 	put_u64(data + RT_RD_MASK, RT_IA_SLOTS - 1);
-	put_u64(data + RT_RD_CAP, RT_IA_CAP);
-	put_u64(data + RT_RD_CAP_MASK, RT_IA_CAP - 1);
+	put_u64(data + RT_RD_CAP, a->cap);
+	put_u64(data + RT_RD_CAP_MASK, a->cap - 1);
 	put_u64(data + RT_RD_CLOCK, clock0.tsc ? RT_CLOCK_TSC
 					       : RT_CLOCK_SYSCALL);
 	return rt_mem_write(mem, a->recorder + rt_arch_recorder()->data, data,
 			    sizeof(data));
+}
+
+/* The smallest ring worth making: below it, breakpoints. */
+#define RING_MIN 1024
+
+static size_t area_size(uint64_t cap)
+{
+	return RT_IA_RINGS + (size_t)RT_IA_SLOTS * cap * RT_IA_EVENT;
+}
+
+/* A number from the line of /proc file @path that starts with @key: the
+ * first number after it (its soft limit, for /proc/PID/limits), or
+ * UINT64_MAX when it says unlimited or cannot be read. */
+static uint64_t proc_number(const char *path, const char *key)
+{
+	char *text = NULL, *line, *end;
+	uint64_t v = UINT64_MAX;
+
+	if (read_file(path, &text, NULL))
+		return v;
+	line = strstr(text, key);
+	if (line) {
+		line += strlen(key);
+		line += strspn(line, " \t:");
+		v = strtoull(line, &end, 10);
+		if (end == line)
+			v = UINT64_MAX;
+	}
+	free(text);
+	return v;
+}
+
+/* Events per ring: RT_IA_CAP, or fewer when the program's address space
+ * is limited (ulimit -v): the area then takes at most a sixteenth of
+ * the room the program has left, so that it can still map nearly all it
+ * could without rtrace.  0: no room for the smallest. */
+static uint64_t ring_cap(pid_t pid)
+{
+	char path[64];
+	uint64_t limit, used, room;
+
+	snprintf(path, sizeof(path), "/proc/%d/limits", pid);
+	limit = proc_number(path, "Max address space");
+	if (limit == UINT64_MAX)
+		return RT_IA_CAP;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	used = proc_number(path, "\nVmSize");
+	used = used == UINT64_MAX ? limit : used * 1024;
+	room = limit > used ? (limit - used) / 16 : 0;
+	for (uint64_t cap = RT_IA_CAP; cap >= RING_MIN; cap /= 2)
+		if (area_size(cap) <= room)
+			return cap;
+	return 0;
 }
 
 int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
@@ -230,6 +285,10 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	long res;
 	int fd, err;
 
+	uint64_t cap = ring_cap(pid);
+
+	if (!cap)
+		return -E2BIG;
 	clock_start();
 	err = rt_mem_write(mem, at, name, sizeof(name));
 	if (err)
@@ -238,25 +297,28 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	a->pid = pid;
 	a->recorder = recorder;
 	a->c_start = stamp_now();
-	fd = map_in_tracee(tid, mem, at, &a->base, deferred_sig);
+	a->cap = cap;
+	a->size = area_size(cap);
+	fd = map_in_tracee(tid, mem, at, a->size, &a->base, deferred_sig);
 	if (fd < 0) {
 		free(a);
 		return fd;
 	}
-	err = map_here(pid, fd, &a->map);
+	err = map_here(pid, fd, a->size, &a->map);
 	remote(tid, mem, SYS_close, fd, 0, 0, 0, 0, &res, deferred_sig);
 	if (!err)
 		err = write_data_block(a, mem);
 	if (err) {
 		if (a->map && a->map != MAP_FAILED)
-			munmap(a->map, RT_IA_SIZE);
-		remote(tid, mem, SYS_munmap, a->base, RT_IA_SIZE, 0, 0, 0, &res,
+			munmap(a->map, a->size);
+		remote(tid, mem, SYS_munmap, a->base, a->size, 0, 0, 0, &res,
 		       deferred_sig);
 		free(a);
 		return err;
 	}
-	pr_dbg("process %d: event area at %" PRIxRADDR ", clock %s", pid,
-	       a->base, clock0.tsc ? "tsc" : "syscall");
+	pr_dbg("process %d: event area at %" PRIxRADDR ", %" PRIu64
+	       " events per ring, clock %s", pid, a->base, a->cap,
+	       clock0.tsc ? "tsc" : "syscall");
 	*out = a;
 	return 0;
 }
@@ -265,7 +327,7 @@ void rt_inline_free(struct rt_inline_area *a)
 {
 	if (!a)
 		return;
-	munmap(a->map, RT_IA_SIZE);
+	munmap(a->map, a->size);
 	free(a);
 }
 
@@ -280,6 +342,12 @@ static uint64_t *slot_field(const struct rt_inline_area *a, int slot,
 			    size_t off)
 {
 	return (uint64_t *)(slot_at(a, slot) + off);
+}
+
+/* Where @slot's ring starts in the area. */
+static size_t ring_offset(const struct rt_inline_area *a, int slot)
+{
+	return RT_IA_RINGS + (size_t)slot * a->cap * RT_IA_EVENT;
 }
 
 enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
@@ -327,8 +395,7 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 		*slot_field(a, slot, RT_IA_SLOT_HEAD) = 0;
 		*slot_field(a, slot, RT_IA_SLOT_TAIL) = 0;
 		*slot_field(a, slot, RT_IA_SLOT_RING) =
-			a->base + RT_IA_RINGS +
-			(uint64_t)slot * RT_IA_CAP * RT_IA_EVENT;
+			a->base + ring_offset(a, slot);
 		a->tids[slot] = tid;
 		a->warned[slot] = false;
 		/* the thread pointer last: it makes the slot live */
@@ -439,13 +506,12 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
 					__ATOMIC_ACQUIRE);
 	uint64_t newest = stamp_now(), from = *tail, bad = 0;
-	const uint8_t *ring = a->map + RT_IA_RINGS +
-			      (size_t)slot * RT_IA_CAP * RT_IA_EVENT;
+	const uint8_t *ring = a->map + ring_offset(a, slot);
 	double rate;
 
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
-	if (head - from > RT_IA_CAP) {
+	if (head - from > a->cap) {
 		slot_damaged(a, slot, "counters", 0);
 		from = head;
 	}
@@ -453,7 +519,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	for (uint64_t i = from; i != head; i++) {
 		struct rt_event ev;
 
-		event_of(ring + (i & (RT_IA_CAP - 1)) * RT_IA_EVENT, &ev);
+		event_of(ring + (i & (a->cap - 1)) * RT_IA_EVENT, &ev);
 		if (!event_sane(a, &ev, newest)) {
 			bad++;
 			continue;
@@ -495,10 +561,10 @@ static void finish_write(struct rt_inline_area *a, pid_t tid,
 	    a->tids[slot] != tid)
 		return;
 	head = *slot_field(a, slot, RT_IA_SLOT_HEAD);
-	if (head - *slot_field(a, slot, RT_IA_SLOT_TAIL) >= RT_IA_CAP)
+	if (head - *slot_field(a, slot, RT_IA_SLOT_TAIL) >= a->cap)
 		rt_inline_drain(a, slot, false, emit, ctx);
-	memcpy(a->map + RT_IA_RINGS + (size_t)slot * RT_IA_CAP * RT_IA_EVENT +
-		       (head & (RT_IA_CAP - 1)) * RT_IA_EVENT,
+	memcpy(a->map + ring_offset(a, slot) +
+		       (head & (a->cap - 1)) * RT_IA_EVENT,
 	       f, sizeof(f));
 	__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_HEAD), head + 1,
 			 __ATOMIC_RELEASE);
@@ -564,9 +630,9 @@ void rt_inline_bounce(const struct rt_inline_area *a, uint8_t **local,
 	*len = RT_IA_TABLE;
 }
 
-size_t rt_inline_size(void)
+size_t rt_inline_size(const struct rt_inline_area *a)
 {
-	return RT_IA_SIZE;
+	return a->size;
 }
 
 /* ---- what one event costs the program --------------------------------------

@@ -579,12 +579,14 @@ void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
 			  struct rt_thread *th)
 {
 	rt_raddr base;
+	size_t size;
 
 	if (!p->ia)
 		return;
 	base = rt_inline_base(p->ia);
+	size = rt_inline_size(p->ia);
 	forget_area(tr, p);
-	rt_remote_munmap(th->tid, p->mem, base, rt_inline_size(),
+	rt_remote_munmap(th->tid, p->mem, base, size,
 			 &th->pending_sig);
 }
 

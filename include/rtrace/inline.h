@@ -24,8 +24,10 @@ struct rt_inline_area;
 typedef void rt_inline_emit_fn(void *ctx, pid_t tid, const struct rt_event *ev);
 
 /* Creates the area of process @pid through its stopped thread @tid and
- * writes the data block of the recorder copied at @recorder.  *out is the
- * caller's (rt_inline_free()).  0, or -errno: the process then keeps its
+ * writes the data block of the recorder copied at @recorder.  Its rings
+ * are smaller when the process's address space is limited.  *out is the
+ * caller's (rt_inline_free()).  0, or -errno (-E2BIG: no room under the
+ * process's address-space limit): the process then keeps its
  * breakpoints. */
 int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 		  rt_raddr recorder, int *deferred_sig,
@@ -94,7 +96,7 @@ uint64_t rt_inline_event_cost(void);
 
 /* Where the area is in the process, and its size. */
 rt_raddr rt_inline_base(const struct rt_inline_area *a);
-size_t rt_inline_size(void);
+size_t rt_inline_size(const struct rt_inline_area *a);
 
 /* Where the recorder is in the process. */
 rt_raddr rt_inline_recorder(const struct rt_inline_area *a);
