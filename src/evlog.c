@@ -486,6 +486,11 @@ void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev)
 	w->pending++;
 }
 
+int rt_evlog_flush(struct rt_evlog_writer *w)
+{
+	return flush(w);
+}
+
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w)
 {
 	return w->written + w->pending;

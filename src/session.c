@@ -367,7 +367,8 @@ static void on_tick(int sig)
  * resets it for the programs rtrace starts). */
 static void tick(long us)
 {
-	struct itimerval it = { { 0, us }, { 0, us } };
+	struct timeval tv = { us / 1000000, us % 1000000 };
+	struct itimerval it = { tv, tv };
 	struct sigaction sa = { .sa_handler = on_tick };
 
 	sigemptyset(&sa.sa_mask);
@@ -377,13 +378,14 @@ static void tick(long us)
 }
 
 /* How often rtrace wakes up while the program runs: to see the time to
- * leave, and, with the inline engine, to empty the rings while their
- * threads go on (a full ring stops its thread). */
+ * leave, to hand the log to the kernel at least once a second, and, with
+ * the inline engine, to empty the rings while their threads go on (a
+ * full ring stops its thread). */
 static long tick_us(const struct rt_opts *o, bool leaving)
 {
 	if (o->engine != RT_ENGINE_TRAP)
 		return 2000;
-	return leaving ? 100000 : 0;
+	return leaving ? 100000 : 1000000;
 }
 
 static char *join_args(const struct rt_opts *o)

@@ -30,6 +30,7 @@ struct rt_tracer {
 	uint32_t nno_action;
 	pid_t held;               /* the thread on_hit stopped, or 0 */
 	uint64_t held_since;
+	uint64_t flushed_at;      /* when the log was last handed over */
 };
 
 enum resume_how {

@@ -1140,6 +1140,20 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	return (struct decision){ .how = RESUME_GONE };
 }
 
+/* What is recorded reaches the file at least once a second, so that a
+ * kill -9 of rtrace (or a power cut) loses at most the last second. */
+#define FLUSH_EVERY_NS 1000000000ULL
+
+static void flush_now_and_then(struct rt_tracer *tr)
+{
+	uint64_t t = now_ns();
+
+	if (t - tr->flushed_at < FLUSH_EVERY_NS)
+		return;
+	tr->flushed_at = t;
+	rt_evlog_flush(tr->cfg.log);
+}
+
 enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 {
 	struct rt_wait w;
@@ -1151,6 +1165,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 		/* the timer: empty the rings while their threads run */
 		rt_tasks_for_each_process(tr->tasks, p)
 			drain_process(tr, p);
+		flush_now_and_then(tr);
 		return RT_STEP_CONTINUE;
 	}
 	if (err == -ECHILD)
@@ -1176,6 +1191,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 		rt_thread_set_state(th, RT_TS_STOPPED);
 	d = dispatch(tr, th, &w);
 	resume(tr, th, &d);
+	flush_now_and_then(tr);
 	if (tr->setup_failed)
 		return RT_STEP_FAILED;
 	return tr->held ? RT_STEP_STOPPED : RT_STEP_CONTINUE;
@@ -1190,6 +1206,7 @@ struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg, pid_t pid)
 	struct rt_thread *th;
 
 	tr->cfg = *cfg;
+	tr->flushed_at = now_ns();
 	tr->tasks = rt_tasks_new();
 	tr->first_pid = pid;
 	p = rt_tasks_add_process(tr->tasks, pid, getpid());

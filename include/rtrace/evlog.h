@@ -196,6 +196,10 @@ int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
  * buffer is full. */
 void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev);
 
+/* Hands every record staged so far to the kernel, so that a crash or a
+ * kill -9 of rtrace loses none of them: 0, or the first write error. */
+int rt_evlog_flush(struct rt_evlog_writer *w);
+
 /* Time spent writing blocks to the file so far, in ns. */
 uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w);
 

@@ -18,6 +18,10 @@ of its own, so the program is found by its process group, then:
   fault POINT   RTRACE_FAULT=POINT makes rtrace abort (exit 134) at a point
                 of its work: the program dies with it, or, for `ended`,
                 had already ended with its normal output
+  log after kill -9   a program makes 1,000 calls, then idles: rtrace,
+                killed 2 s later (both engines), leaves a log that reads
+                and holds every one of them (rtrace hands the log to the
+                kernel at least once a second, however few the events)
   then, for every case: within 10 s no process of the group is left, not
   even one stopped; a program that outlived rtrace (this script is a
   child subreaper, so it inherits it) died of SIGKILL, the kernel's
@@ -27,6 +31,7 @@ Exit status 0 when no check is NG.
 """
 import argparse
 import ctypes
+import json
 import os
 import signal
 import subprocess
@@ -198,6 +203,35 @@ def run_case(args, exe, native, c, tmp):
             rep.stderr.strip()[:120])
 
 
+def test_log_after_kill(args, exe, engine, tmp):
+    """kill -9 of rtrace 2 s after the program's last call: the log holds
+    every call (far fewer events than fill a write buffer)."""
+    log = os.path.join(tmp, "killed.rtrace")
+    name = "log after kill -9 (%s)" % (engine or "default engine")
+    rt = subprocess.Popen([args.rtrace, "record", "-q", "-o", log, "-f", "adversary::*"]
+                          + ([engine] if engine else []) + ["--", exe, "idle", "1000"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          start_new_session=True)
+    done = rt.stdout.readline().strip()
+    time.sleep(2)
+    rt.kill()
+    rt.wait()
+    for pid in left_behind(rt.pid):
+        os.kill(pid, signal.SIGKILL)
+    reap_orphans(10)
+    rep = subprocess.run([args.rtrace, "report", "--format", "json", log],
+                         capture_output=True, text=True)
+    try:
+        d = json.loads(rep.stdout)
+    except ValueError:
+        row(name + ": the log reads", False, "%r %s" % (done, rep.stderr.strip()[:200]))
+        return
+    row(name + ": the log reads, cut short", d.get("end") == "cut", d.get("end"))
+    got = sum(f["calls"] for f in d["functions"] if f["name"] == "adversary::work")
+    row(name + ": every call made before the kill (by construction)", got == 1000,
+        "%d of 1000" % got)
+
+
 def main():
     ap = argparse.ArgumentParser()
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -213,6 +247,13 @@ def main():
         tmp = tempfile.mkdtemp(prefix="rtrace-tracee.")
         try:
             run_case(args, exe, native, c, tmp)
+        finally:
+            subprocess.run(["rm", "-rf", tmp])
+    idler = build(args, "adversary", "0")
+    for engine in (None, "--engine=trap"):
+        tmp = tempfile.mkdtemp(prefix="rtrace-tracee.")
+        try:
+            test_log_after_kill(args, idler, engine, tmp)
         finally:
             subprocess.run(["rm", "-rf", tmp])
     print("%d NG" % len(FAILED))
