@@ -57,6 +57,10 @@ int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
  * rtrace's crash rescue may call it. */
 bool rt_tracee_signal_pending(pid_t tid, int sig);
 
+/* Whether signal @sig waits to be delivered in process @pid: pending for
+ * its main thread or for the whole process (SigPnd or ShdPnd). */
+bool rt_tracee_signal_queued(pid_t pid, int sig);
+
 /* The event message of a ptrace-event stop (new tid, exit status...). */
 int rt_tracee_eventmsg(pid_t tid, unsigned long *msg);
 
