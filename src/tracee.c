@@ -79,24 +79,39 @@ int rt_tracee_listen(pid_t tid)
 	return checked(ptrace(PTRACE_LISTEN, tid, 0, 0), "listen", tid);
 }
 
-bool rt_tracee_signal_pending(pid_t tid, int sig)
+/* The signal set on line @field ("SigPnd", "ShdPnd") of /proc/@tid/status,
+ * 0 when unreadable. */
+static uint64_t status_sigset(pid_t tid, const char *field)
 {
-	char path[64], buf[2048];
+	char path[64], key[16], buf[2048];
 	const char *line;
 	ssize_t n;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	snprintf(key, sizeof(key), "\n%s:", field);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return 0;
 	buf[n] = '\0';
-	line = strstr(buf, "\nSigPnd:");
-	return line && (strtoull(line + 8, NULL, 16) >> (sig - 1)) & 1;
+	line = strstr(buf, key);
+	return line ? strtoull(line + strlen(key), NULL, 16) : 0;
+}
+
+bool rt_tracee_signal_pending(pid_t tid, int sig)
+{
+	return (status_sigset(tid, "SigPnd") >> (sig - 1)) & 1;
+}
+
+bool rt_tracee_signal_queued(pid_t pid, int sig)
+{
+	uint64_t set = status_sigset(pid, "SigPnd") | status_sigset(pid, "ShdPnd");
+
+	return (set >> (sig - 1)) & 1;
 }
 
 int rt_tracee_detach(pid_t tid, int sig)

@@ -8,6 +8,8 @@
 #ifndef RTRACE_TRACER_INT_H
 #define RTRACE_TRACER_INT_H
 
+#include <signal.h>
+
 #include "rtrace/stacks.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracer.h"
@@ -31,6 +33,7 @@ struct rt_tracer {
 	pid_t held;               /* the thread on_hit stopped, or 0 */
 	uint64_t held_since;
 	uint64_t flushed_at;      /* when the log was last handed over */
+	uint64_t signal_ns[NSIG]; /* by signal: when a thread last took it */
 };
 
 enum resume_how {

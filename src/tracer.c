@@ -1058,6 +1058,8 @@ static void resume(struct rt_tracer *tr, struct rt_thread *th,
 {
 	int err = 0;
 
+	if (d->sig > 0 && d->sig < NSIG)
+		tr->signal_ns[d->sig] = now_ns();
 	if (tr->holding && (d->how == RESUME_CONT || d->how == RESUME_LISTEN)) {
 		if (d->also)
 			rt_thread_set_state(d->also, RT_TS_STOPPED);
@@ -1249,6 +1251,11 @@ int rt_tracer_resume(struct rt_tracer *tr)
 		tr->held_since);
 	resume(tr, th, &D_CONT);
 	return 0;
+}
+
+uint64_t rt_tracer_signal_time(const struct rt_tracer *tr, int sig)
+{
+	return sig > 0 && sig < NSIG ? tr->signal_ns[sig] : 0;
 }
 
 bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status)

@@ -64,6 +64,10 @@ struct sock_filter;
 int rt_tracee_seccomp_filter(pid_t tid, unsigned long index,
 			     struct sock_filter *buf, size_t cap);
 
+/* Whether signal @sig waits to be delivered in process @pid: pending for
+ * its main thread or for the whole process (SigPnd or ShdPnd). */
+bool rt_tracee_signal_queued(pid_t pid, int sig);
+
 /* The event message of a ptrace-event stop (new tid, exit status...). */
 int rt_tracee_eventmsg(pid_t tid, unsigned long *msg);
 

@@ -128,6 +128,10 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
 size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
 			   struct rt_log_frame *out, size_t max);
 
+/* When (now_ns()) a thread of the traced program last took signal @sig
+ * from a signal-delivery stop, or 0 if none has. */
+uint64_t rt_tracer_signal_time(const struct rt_tracer *tr, int sig);
+
 /* Wait status of the launched process once it ended (else 0), and
  * whether it did. */
 bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status);
