@@ -196,9 +196,46 @@ static void close_events(struct rt_evlog_writer *w)
 	w->evlim = 0;
 }
 
+/* write_all(), saying how much reached the file when it fails midway. */
+static int write_counted(int fd, const uint8_t *buf, size_t len, size_t *done)
+{
+	*done = 0;
+	while (*done < len) {
+		ssize_t n = write(fd, buf + *done, len - *done);
+
+		rt_syscalls++;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -ENOSPC;
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Whole event records in the first @done bytes of staged blocks @buf: the
+ * events a reader finds in a log cut there. */
+static uint64_t events_within(const uint8_t *buf, size_t len, size_t done)
+{
+	uint64_t n = 0;
+
+	for (size_t at = 0; at + BLOCK_HDR <= len;) {
+		uint32_t type = get_u32(buf + at), size = get_u32(buf + at + 4);
+		size_t body = at + BLOCK_HDR;
+
+		if (body >= done)
+			break;
+		if (type == BLK_EVENTS)
+			n += (MIN(body + size, done) - body) / RT_EVENT_SIZE;
+		at = body + size;
+	}
+	return n;
+}
+
 static int flush(struct rt_evlog_writer *w)
 {
-	uint64_t t0;
+	uint64_t t0, saved;
+	size_t done;
 	int rc;
 
 	close_events(w);
@@ -206,9 +243,13 @@ static int flush(struct rt_evlog_writer *w)
 		return w->err;
 	rt_fault("flush");
 	t0 = now_ns();
-	rc = write_all(w->fd, w->buf, w->len);
+	rc = write_counted(w->fd, w->buf, w->len, &done);
 	w->write_ns += now_ns() - t0;
 	if (rc < 0) {
+		/* what did reach the file is in the log: count it there */
+		saved = MIN(events_within(w->buf, w->len, done), w->pending);
+		w->written += saved;
+		w->pending -= saved;
 		write_failed(w, rc);
 		return rc;
 	}

@@ -122,6 +122,11 @@ static int load_image(struct rt_tracer *tr, struct rt_process *p,
 	if (!exe)
 		return -ENOENT;
 	err = rt_symbols_open(exe, RT_SYMS_QUIET, syms);
+	/* a program without symbols, or not a Rust one, is no news; one
+	 * the user may run but rtrace may not read is */
+	if (err == -EACCES || err == -EPERM)
+		pr_warn("process %d runs %s, which rtrace may not read (%s): "
+			"it is not traced", p->pid, exe, strerror(-err));
 	free(exe);
 	if (err)
 		return err;

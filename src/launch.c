@@ -150,8 +150,11 @@ int rt_launch(const char *path, char *const argv[], unsigned long options,
 	struct rt_wait w;
 	pid_t child;
 
-	if (pipe2(errpipe, O_CLOEXEC) != 0)
-		return -errno;
+	if (pipe2(errpipe, O_CLOEXEC) != 0) {
+		err = -errno;
+		pr_err("cannot start %s: %s", path, strerror(-err));
+		return err;
+	}
 	child = fork();
 	if (child < 0) {
 		err = -errno;

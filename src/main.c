@@ -3,9 +3,12 @@
  * rtrace: a function tracer for Rust programs.  Subcommand dispatch; the
  * exit statuses are listed in session.h and in --help.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rtrace/cli.h"
+#include "rtrace/log.h"
 #include "rtrace/prompt.h"
 #include "rtrace/script.h"
 #include "rtrace/session.h"
@@ -14,6 +17,16 @@
 #ifndef RTRACE_VERSION
 #define RTRACE_VERSION "0"
 #endif
+
+/* What was printed reached its file: a report to a full disk or a
+ * closed pipe fails, in one line, with a status a script sees. */
+static int output_written(int code)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return code;
+	pr_err("cannot write the output: %s", strerror(errno ? errno : EIO));
+	return code ? code : RT_EXIT_TRACE;
+}
 
 int main(int argc, char **argv)
 {
@@ -55,5 +68,5 @@ int main(int argc, char **argv)
 		break;
 	}
 	rt_opts_release(&o);
-	return code;
+	return output_written(code);
 }

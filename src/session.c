@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -117,6 +118,20 @@ static char *crate_list(const struct rt_symbols *syms)
 	return out;
 }
 
+/* How many functions include glob @i matches when excludes are left out:
+ * a pattern whose every match an -e took away is not a typo. */
+static size_t matches_before_excludes(const struct target *t, size_t i)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < rt_symbols_count(t->syms); k++) {
+		const struct rt_func *fn = rt_symbols_func(t->syms, k);
+
+		n += rt_glob_match(t->include.v[i], fn->name, fn->raw);
+	}
+	return n;
+}
+
 /* A pattern must match in the program, unless the program starts others
  * (cargo running test binaries) and rtrace follows them: it is matched
  * again after every exec. */
@@ -126,9 +141,17 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 
 	for (size_t i = 0; i < t->include.n; i++) {
 		char *crates;
+		size_t n;
 
 		if (rt_matcher_hits(t->matcher, i))
 			continue;
+		n = o->exclude.n ? matches_before_excludes(t, i) : 0;
+		if (n) {
+			pr_err("pattern '%s' matches %zu function%s in %s, and "
+			       "the excludes (-e) take away every one",
+			       t->include.v[i], n, n == 1 ? "" : "s", t->path);
+			return RT_EXIT_USAGE;
+		}
 		if (later) {
 			pr_warn("pattern '%s' matches no function in %s; it "
 				"starts other programs: rtrace will match "
@@ -209,17 +232,49 @@ static int prepare_attach(struct target *t, pid_t pid)
 	return err ? RT_EXIT_USAGE : 0;
 }
 
+/* The log must not overwrite the program (`-o PROG -- PROG` would cut
+ * the user's binary down to a log), nor block on a fifo rtrace would wait
+ * forever to open: a log is a new or a regular file, or a device such as
+ * /dev/null.  A path that cannot be looked at now is left to the open. */
+static int check_log_path(const struct rt_opts *o, const struct target *t)
+{
+	struct stat log, prog;
+
+	if (!o->log_path || stat(o->log_path, &log) != 0)
+		return 0;
+	if (t->path && stat(t->path, &prog) == 0 && log.st_dev == prog.st_dev &&
+	    log.st_ino == prog.st_ino) {
+		pr_err("%s is the program being traced: give the log another "
+		       "name (-o)", o->log_path);
+		return RT_EXIT_USAGE;
+	}
+	if (!S_ISREG(log.st_mode) && !S_ISCHR(log.st_mode)) {
+		pr_err("cannot write the log to %s: it is %s, not a file",
+		       o->log_path, S_ISDIR(log.st_mode) ? "a directory"
+				    : S_ISFIFO(log.st_mode) ? "a fifo"
+				    : S_ISSOCK(log.st_mode) ? "a socket"
+							     : "a device");
+		return RT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 static int prepare(struct target *t, const struct rt_opts *o)
 {
 	int err;
 
 	if (o->attach_pid) {
 		err = prepare_attach(t, o->attach_pid);
+		if (!err)
+			err = check_log_path(o, t);
 		return err ? err : select_functions(t, o);
 	}
 	t->path = rt_launch_resolve(o->argv[0], &err);
 	if (!t->path)
 		return exit_for_open_error(err);
+	err = check_log_path(o, t);
+	if (err)
+		return err;
 	err = rt_symbols_open(t->path, 0, &t->syms);
 	if (err)
 		return exit_for_open_error(err);

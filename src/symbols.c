@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PR_FMT "symbols"
@@ -245,9 +246,49 @@ static bool is_exec_import(const char *name)
 	return false;
 }
 
+/* Why the section headers of @s cannot be what a linker wrote, or NULL:
+ * a damaged file or one cut short must not be called stripped. */
+static const char *damage_of(const struct rt_symbols *s)
+{
+	struct stat st;
+	size_t n, strndx;
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+
+	if (fstat(s->fd, &st) || !gelf_getehdr(s->elf, &eh))
+		return NULL;
+	if (eh.e_shoff == 0)
+		return NULL;  /* no section headers at all: stripped hard */
+	if (elf_getshdrnum(s->elf, &n) || eh.e_shoff > (uint64_t)st.st_size ||
+	    n * eh.e_shentsize > (uint64_t)st.st_size - eh.e_shoff)
+		return "its section headers lie past its end";
+	if (elf_getshdrstrndx(s->elf, &strndx) || strndx >= n)
+		return "its section name table index is out of range";
+	while ((scn = elf_nextscn(s->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+		    (sh.sh_offset > (uint64_t)st.st_size ||
+		     sh.sh_size > (uint64_t)st.st_size - sh.sh_offset))
+			return "a section lies past its end";
+	}
+	return NULL;
+}
+
 static int load_funcs(struct rt_symbols *s)
 {
-	int n = dwfl_module_getsymtab(s->mod);
+	const char *damage = damage_of(s);
+	int n;
+
+	/* libdwfl finds a few symbols through the dynamic segment even
+	 * then: the few it finds would make a damaged file look stripped
+	 * or foreign */
+	if (damage) {
+		sym_err(s, "%s: cannot read symbols, the ELF file is damaged "
+			"or cut short: %s", s->path, damage);
+		return -EINVAL;
+	}
+	n = dwfl_module_getsymtab(s->mod);
 
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;

@@ -17,10 +17,12 @@ here (no `setpriv`, running as a user that has no one to refuse it) says
 SKIP and why.  Exit status 0 when no row is NG.
 """
 import argparse
+import json
 import os
 import re
 import resource
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -215,8 +217,9 @@ def scenario_log_no_dir(cx):
 
 
 def check_cut_run(cx, r, log, n):
-    """The program ran on (its own output complete, exit 0), and the
-    report of what was written says the log is cut."""
+    """The program ran on (its own output complete, exit 0), the report of
+    what was written says the log is cut, and the summary's event count is
+    the number of events the cut log holds."""
     want = subprocess.run([cx.exe, str(n)], capture_output=True).stdout
     row("  the program ran to its end", "OK" if r.stdout == want else "NG",
         "stdout %d bytes, native %d" % (len(r.stdout), len(want)))
@@ -224,6 +227,14 @@ def check_cut_run(cx, r, log, n):
     ok = rep.returncode == 0 and "log is cut short" in rep.stdout
     row("  the report says the log is cut", "OK" if ok else "NG",
         rep.stderr.strip()[:100] or "exit %d" % rep.returncode)
+    js = subprocess.run([cx.rtrace, "report", "--format", "json", log],
+                        capture_output=True, text=True)
+    said = re.search(r"hits, ([\d,]+) events", r.stderr.decode(errors="replace"))
+    held = json.loads(js.stdout)["events"] if js.returncode == 0 else None
+    said = int(said.group(1).replace(",", "")) if said else None
+    row("  the summary counts the events the log holds",
+        "OK" if said is not None and said == held else "NG",
+        "summary %s, log %s" % (said, held))
 
 
 def scenario_disk_full(cx):
@@ -239,6 +250,42 @@ def scenario_disk_full(cx):
 
 def scenario_dev_full(cx):
     return ["record", "-o", "/dev/full"] + TRACE + [cx.exe, "10"], {}
+
+
+def scenario_log_is_program(cx):
+    p = cx.copy("prog")
+    size = os.path.getsize(p)
+
+    def intact(r):
+        row("  the program is left as it was", "OK" if os.path.getsize(p) == size else "NG",
+            "%d bytes, was %d" % (os.path.getsize(p), size))
+    return (["record", "-o", p, "--", p, "10"], {"prog": p}, {"then": intact})
+
+
+def scenario_log_fifo(cx):
+    p = cx.path("fifo")
+    os.mkfifo(p)
+    return ["record", "-o", p] + TRACE + [cx.exe, "10"], {"log": p}
+
+
+def scenario_all_excluded(cx):
+    return ["-f", "hotloop::*", "-e", "*", cx.exe, "10"], {"prog": cx.exe}
+
+
+def scenario_damaged_program(cx):
+    # e_shoff (offset 40) far past the end of the file
+    p = patched(cx, "bad-shoff", 40, struct.pack("<Q", 1 << 40))
+    return TRACE + [p, "10"], {"prog": p}
+
+
+def scenario_output_full(cx):
+    return ["report", cx.log()], {}, {"stdout": "/dev/full"}
+
+
+def scenario_too_many_files(cx):
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (5, 5))
+    return TRACE + [cx.exe, "10"], {"prog": cx.exe}, {"preexec": limit}
 
 
 def scenario_no_such_pid(cx):
@@ -390,8 +437,12 @@ def run_row(cx, rid, msg, code):
         return
     argv, subst = got[0], got[1]
     opts = got[2] if len(got) > 2 else {}
+    out = open(opts["stdout"], "w") if "stdout" in opts else subprocess.PIPE
     r = subprocess.run(opts.get("wrap", []) + [cx.rtrace] + argv, cwd=cx.tmp,
-                       capture_output=True, timeout=120, preexec_fn=opts.get("preexec"))
+                       stdout=out, stderr=subprocess.PIPE, timeout=120,
+                       preexec_fn=opts.get("preexec"))
+    if out is not subprocess.PIPE:
+        out.close()
     try:
         rx = message_regex(msg, subst)
     except KeyError as e:
