@@ -85,8 +85,10 @@ lint: build
 	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) \
 	    -extra-arg=-Wno-unknown-warning-option '$(CURDIR)/(src|arch)/.*\.c$$'
 
+# The prefix of this call, not the one the build was configured with
+# (`make demo` first, then `make install PREFIX=~/.local`).
 install: build
-	cmake --install $(BUILD)
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
