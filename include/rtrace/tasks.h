@@ -80,6 +80,8 @@ struct rt_thread {
 	bool calib_spoiled;       /* a signal came in the middle */
 	rt_raddr calib_resume;    /* where the thread goes after them */
 	uint64_t calib_start;     /* when the hit before them was seen */
+	uint64_t calib_prev;      /* when the last of them was seen */
+	uint32_t calib_gaps[8];   /* ns between them (RT_PLAN_CALIB_STOPS) */
 	const struct rt_plan *calib_plan;  /* whose scratch area they are in */
 	rt_raddr memalign_out;    /* where posix_memalign puts its result */
 	/* its creator's thread pointer register at the clone, and who that
