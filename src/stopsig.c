@@ -42,8 +42,8 @@ static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
  * A second copy arriving while one waits is the same signal (the kernel
  * would have merged them too). */
 static struct {
-	volatile sig_atomic_t waiting;
 	volatile uint64_t at_ns;
+	volatile sig_atomic_t waiting;
 	volatile pid_t from;
 } received[ARRAY_SIZE(stop_sigs)];
 
