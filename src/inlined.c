@@ -49,6 +49,7 @@ struct walk {
 	struct origin *seen;      /* open addressing on the DIE offset */
 	size_t seen_mask, nseen;
 	Dwarf_Files *files;       /* of the current unit, or NULL */
+	rt_raddr text_lo, text_hi;  /* where code is */
 };
 
 static int cmp_raw(const void *a, const void *b, void *names)
@@ -233,11 +234,11 @@ static void add_site(struct walk *w, Dwarf_Die *die, int32_t fn,
 	Dwarf_Addr addr, end;
 	Dwarf_Word file = 0, line = 0;
 
-	if (entry_of(die, &addr, &end)) {
-		pr_dbg("%s: an instance without an address",
-		       w->in->funcs.v[fn].fn.name);
+	/* the linker drops the code of unused functions and leaves their
+	 * DWARF, with addresses of 0 (or -1, -2) */
+	if (entry_of(die, &addr, &end) || addr + w->bias < w->text_lo ||
+	    addr + w->bias >= w->text_hi)
 		return;
-	}
 	s = vec_push_zero(&w->in->sites);
 	s->addr = addr + w->bias;
 	s->end = end + w->bias;
@@ -290,6 +291,33 @@ static void walk_units(struct walk *w, Dwarf *dw)
 	}
 }
 
+/* Drops the functions left without an instance (all discarded by the
+ * linker), renumbering the sites' references. */
+static void drop_empty(struct rt_inlined *in)
+{
+	uint32_t *map = xcalloc(in->funcs.n + 1, sizeof(*map));
+	size_t out = 0;
+
+	vec_for_each(&in->sites, s)
+		map[s->fn] = 1;
+	for (size_t i = 0; i < in->funcs.n; i++) {
+		struct rt_inlined_fn *f = &in->funcs.v[i];
+
+		if (!map[i]) {
+			free((char *)f->fn.raw);
+			free((char *)f->fn.name);
+			free((char *)f->fn.file);
+			continue;
+		}
+		map[i] = (uint32_t)out;
+		in->funcs.v[out++] = *f;
+	}
+	in->funcs.n = out;
+	vec_for_each(&in->sites, s)
+		s->fn = map[s->fn];
+	free(map);
+}
+
 static int cmp_site(const void *a, const void *b)
 {
 	const struct rt_inlined_site *x = a, *y = b;
@@ -312,9 +340,11 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 	for (size_t i = 0; i < n; i++)
 		selected[idx[i]] = true;
 	if (dw) {
+		rt_symbols_text_range(syms, &w.text_lo, &w.text_hi);
 		index_symbols(&w);
 		seen_grow(&w);
 		walk_units(&w, dw);
+		drop_empty(in);
 		qsort(in->sites.v, in->sites.n, sizeof(*in->sites.v),
 		      cmp_site);
 	}
