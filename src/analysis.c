@@ -436,6 +436,37 @@ static void count_entry(struct rt_frames *f, struct thread_state *t,
 	}
 }
 
+/* The entry of a call the compiler inlined: a call of the function, in
+ * the frame of the code it was inlined into, that pushes no frame (its
+ * end is not recorded) and takes no time. */
+static void inlined_entry(struct rt_frames *f, struct thread_state *t,
+			  const struct rt_event *ev)
+{
+	struct rt_call c = {
+		.func = ev->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
+		.flags = RT_CALL_INLINED, .value = ev->value,
+		.outermost = true,
+	};
+
+	close_deeper(f, t, ev->sp, ev->ts);
+	c.depth = t->stack.n;
+	c.start = c.end = timeline(f, t, ev->ts);
+	vec_push(&t->ids, ev->func);
+	c.stack = t->ids.v;
+	f->sum.calls++;
+	f->sum.inlined_calls++;
+	f->info.v[t->seq - 1].calls++;
+	if (!t->named)
+		refresh_name(f, t);
+	for (size_t i = 0; i < f->nsinks; i++) {
+		if (f->sinks[i].enter)
+			f->sinks[i].enter(f->sinks[i].ctx, &c);
+		if (f->sinks[i].leave)
+			f->sinks[i].leave(f->sinks[i].ctx, &c);
+	}
+	t->ids.n--;
+}
+
 static void on_entry(struct rt_frames *f, struct thread_state *t,
 		     const struct rt_event *ev)
 {
@@ -569,7 +600,9 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	t->last_ts = ev->ts;
 	switch (ev->kind) {
 	case RT_EV_ENTRY:
-		if (f->opts.count_only)
+		if (ev->flags & RT_EVF_INLINED)
+			inlined_entry(f, t, ev);
+		else if (f->opts.count_only)
 			count_entry(f, t, ev);
 		else
 			on_entry(f, t, ev);

@@ -390,7 +390,7 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 static size_t func_row_size(const struct rt_log_func *f)
 {
 	return 4 + FUNC_FIXED + str_size(f->name) + str_size(f->raw) +
-	       str_size(f->module) + str_size(f->file) + 12;
+	       str_size(f->module) + str_size(f->file) + 16;
 }
 
 static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
@@ -408,7 +408,8 @@ static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
 	put_u32(p, f->flags);
 	put_u32(p + 4, f->sites);
 	put_u32(p + 8, f->inline_sites);
-	return p + 12;
+	put_u32(p + 12, f->inlined_sites);
+	return p + 16;
 }
 
 static int write_func_block(struct rt_evlog_writer *w,
@@ -988,6 +989,8 @@ static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 		f->sites = cur_u32(&row);
 		f->inline_sites = cur_u32(&row);
 	}
+	if (!row.why && row.p + 4 <= row.end)
+		f->inlined_sites = cur_u32(&row);
 	if (row.why)
 		c->why = row.why;
 	else

@@ -14,6 +14,7 @@
 #define PR_FMT "image"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
+#include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -52,7 +53,9 @@ static uint32_t func_flags(const struct rt_plan_func *pf)
 	case RT_ROLE_MODULES:
 		return RT_FUNC_HELPER;
 	default:
-		return pf->helper ? RT_FUNC_HELPER : 0;
+		return pf->helper	 ? RT_FUNC_HELPER :
+		       pf->inlined_only ? RT_FUNC_INLINED_ONLY :
+					  0;
 	}
 }
 
@@ -66,7 +69,8 @@ static void count_sites(const struct rt_plan *plan, bool inl,
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (pr->func - first >= n)
+		/* the entries of inlined calls are in inlined_sites */
+		if (pr->func - first >= n || pr->kinds == RT_PROBE_INLINED)
 			continue;
 		rows[pr->func - first].sites++;
 		rows[pr->func - first].inline_sites += inl && pr->patch_len;
@@ -85,13 +89,15 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
 
 		rows[i] = (struct rt_log_func){
 			.id = pf->id, .refusal = pf->why,
-			.addr = pf->fn->addr + img->bias, .size = pf->fn->size,
+			.addr = pf->inlined_only ? 0 : pf->fn->addr + img->bias,
+			.size = pf->fn->size,
 			.line = pf->fn->line, .name = pf->fn->name,
 			.raw = pf->fn->raw, .module = rt_symbols_path(img->syms),
 			.file = pf->fn->file,
 			.flags = func_flags(pf),
+			.inlined_sites = pf->ninlined,
 		};
-		if (rows[i].flags)
+		if (rows[i].flags & ~RT_FUNC_INLINED_ONLY)
 			continue;
 		if (pf->why)
 			tr->st.refused++;
@@ -103,19 +109,24 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
 	free(rows);
 }
 
-/* Symbols and selection for the image @p now runs. */
+/* Symbols and selection for the image @p now runs, and the inlined
+ * instances of the selected functions (*inl NULL without them). */
 static int load_image(struct rt_tracer *tr, struct rt_process *p,
-		      struct rt_symbols **syms, size_t **idx, size_t *n)
+		      struct rt_symbols **syms, size_t **idx, size_t *n,
+		      struct rt_inlined **inl)
 {
 	char *exe;
 	int err;
 
+	*inl = NULL;
 	if (!tr->first_exec_done && p->pid == tr->first_pid) {
 		*syms = tr->cfg.first_syms;
 		*n = tr->cfg.first_n;
 		*idx = xmalloc((*n + 1) * sizeof(**idx));
 		memcpy(*idx, tr->cfg.first_idx, *n * sizeof(**idx));
+		*inl = tr->cfg.first_inlined;
 		tr->cfg.first_syms = NULL;
+		tr->cfg.first_inlined = NULL;
 		return 0;
 	}
 	exe = rt_image_exe(p->pid);
@@ -132,6 +143,8 @@ static int load_image(struct rt_tracer *tr, struct rt_process *p,
 		return err;
 	rt_matcher_reset(tr->cfg.matcher);
 	*n = rt_select_funcs(*syms, tr->cfg.matcher, idx);
+	if (tr->cfg.inlined)
+		rt_inlined_find(*syms, tr->cfg.matcher, *idx, *n, inl);
 	return 0;
 }
 
@@ -309,7 +322,8 @@ static bool must_stop(void *ctx, const struct rt_func *fn)
  * the hook at its entry point). */
 static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 		      struct rt_symbols *syms, const size_t *idx, size_t n,
-		      rt_raddr bias, bool exe, struct rt_plan **plan)
+		      struct rt_inlined *inl, rt_raddr bias, bool exe,
+		      struct rt_plan **plan)
 {
 	size_t *sp = NULL, ns = 0;
 	uint8_t *roles = NULL;
@@ -321,7 +335,7 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 			add_entry_hook(syms, sp, roles, &ns);
 	}
 	*plan = NULL;
-	if (n + ns) {
+	if (n + ns + rt_inlined_nfuncs(inl)) {
 		load_lines(syms, idx, n);
 		err = rt_plan_new(syms, &(struct rt_plan_request){
 					  .idx = idx, .n = n, .bias = bias,
@@ -335,9 +349,12 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 					  .inline_kinds = inline_kinds(tr, exe),
 					  .must_stop = tr->cfg.stop_at ?
 							       must_stop : NULL,
-					  .must_stop_ctx = tr->cfg.stop_at },
+					  .must_stop_ctx = tr->cfg.stop_at,
+					  .inlined = inl },
 				  plan);
+		inl = NULL;  /* the plan's now */
 	}
+	rt_inlined_free(inl);
 	if (*plan)
 		tr->next_func_id += rt_plan_nfuncs(*plan);
 	free(sp);
@@ -390,15 +407,18 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 {
 	struct rt_symbols *syms;
 	struct rt_plan *plan = NULL;
+	struct rt_inlined *inl;
 	size_t *idx = NULL, n = 0;
 	rt_raddr bias;
-	int err = load_image(tr, p, &syms, &idx, &n);
+	int err = load_image(tr, p, &syms, &idx, &n, &inl);
 
 	if (err)
 		return err;
 	err = rt_arm_bias(p->pid, syms, &bias);
-	if (!err)
-		err = plan_image(tr, p, syms, idx, n, bias, true, &plan);
+	if (err)
+		rt_inlined_free(inl);
+	else
+		err = plan_image(tr, p, syms, idx, n, inl, bias, true, &plan);
 	free(idx);
 	if (err) {
 		rt_symbols_free(syms);
@@ -452,7 +472,7 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (rt_symbols_open(path, RT_SYMS_QUIET, &syms))
 		return;
-	plan_image(tr, p, syms, NULL, 0, base, false, &plan);
+	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);
 	img = rt_image_new(syms, plan, base);
 	vec_push(&p->libs, img);
 	if (!plan)

@@ -149,6 +149,7 @@ static void merge_header(struct merged *m)
 		wall += wall_of(r);
 		sum->events += r->sum.events;
 		sum->calls += r->sum.calls;
+		sum->inlined_calls += r->sum.inlined_calls;
 		sum->threads += r->sum.threads;
 		sum->processes += r->sum.processes;
 		sum->unwound += r->sum.unwound;

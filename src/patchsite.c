@@ -349,6 +349,7 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 		[RT_INLINE_OVERLAP] = "overlaps another site",
 		[RT_INLINE_REACH] = "out of reach",
 		[RT_INLINE_THREAD] = "a thread was inside",
+		[RT_INLINE_INLINED] = "an inlined call begins there",
 	};
 
 	return why < RT_INLINE_WHY_MAX && text[why] ? text[why] : "?";

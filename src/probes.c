@@ -16,6 +16,7 @@
 
 #define PR_FMT "probes"
 #define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/patchsite.h"
 #include "rtrace/probes.h"
@@ -40,6 +41,12 @@ struct rt_plan {
 					* table targets */
 	uint32_t *hash;                /* probe index + 1, 0 = empty */
 	size_t hmask;
+	struct rt_inlined *inl;        /* instances of selected functions */
+	uint32_t *inl_fn_id;           /* while planning: log id of each
+					* function of inl */
+	VEC(struct rt_plan_inlined) inlined;
+	VEC(uint32_t) inl_ids;         /* ids of the inlined calls of each
+					* RT_PROBE_INLINED probe, in runs */
 };
 
 /* Whether a decoded instruction is a site of function [lo, hi). */
@@ -343,8 +350,15 @@ static void add_helpers(struct rt_plan *p, const struct rt_symbols *syms,
 static int cmp_probe(const void *a, const void *b)
 {
 	const struct rt_probe *x = a, *y = b;
+	bool xi = x->kinds == RT_PROBE_INLINED, yi = y->kinds == RT_PROBE_INLINED;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address: the function's own site first, then the inlined
+	 * calls, outermost first (the order rt_inlined_find() gave them) */
+	if (xi != yi)
+		return xi ? 1 : -1;
+	return x->inl_at < y->inl_at ? -1 : x->inl_at > y->inl_at;
 }
 
 /* Sorts probes by address, keeping each probe's instruction with it. */
@@ -364,6 +378,205 @@ static void sort_probes(struct rt_plan *p)
 		p->insns.v[i] = tmp[i].in;
 	}
 	free(tmp);
+}
+
+/* ---- inlined calls ------------------------------------------------------ */
+
+/* Log ids of the functions with inlined instances: a selected symbol's
+ * own, or a new function for those that exist only inlined. */
+static void add_inlined_funcs(struct rt_plan *p,
+			      const struct rt_plan_request *req)
+{
+	size_t n = rt_inlined_nfuncs(p->inl);
+
+	p->inl_fn_id = xcalloc(n + 1, sizeof(*p->inl_fn_id));
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_inlined_fn *f = rt_inlined_func(p->inl, i);
+		struct rt_plan_func *pf;
+
+		p->inl_fn_id[i] = RT_FUNC_NONE;
+		for (size_t k = 0; f->sym >= 0 && k < req->n; k++)
+			if (req->idx[k] == (size_t)f->sym)
+				p->inl_fn_id[i] = req->first_id + k;
+		if (f->sym >= 0)
+			continue;
+		pf = vec_push_zero(&p->funcs);
+		pf->id = p->inl_fn_id[i] = req->first_id + p->funcs.n - 1;
+		pf->fn = &f->fn;
+		pf->inlined_only = true;
+	}
+}
+
+/* The instruction of @insns (in address order) at @addr, or NULL. */
+static const struct rt_insn *insn_at(const rt_insn_vec *insns, rt_raddr addr)
+{
+	size_t lo = 0, hi = insns->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (insns->v[mid].addr == addr)
+			return &insns->v[mid];
+		if (insns->v[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* The instruction an instance's first pass runs: LLVM counts the padding
+ * that aligns a loop into the instance that begins the loop, and that
+ * padding runs once, the loop's first instruction each time round. */
+static const struct rt_insn *past_padding(const rt_insn_vec *insns,
+					  const struct rt_insn *in,
+					  rt_raddr end)
+{
+	while (in && in->pad && in + 1 < insns->v + insns->n &&
+	       in[1].addr == in->addr + in->len && in[1].addr < end)
+		in++;
+	return in;
+}
+
+/* Probes one instance with a breakpoint at its entry, which must be an
+ * instruction of its caller (decoded into @insns); refusals are kept. */
+static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
+			 const rt_insn_vec *insns, enum rt_refusal caller_why)
+{
+	struct rt_plan_inlined *pi = vec_push_zero(&p->inlined);
+	struct rt_plan_func *pf;
+	const struct rt_insn *in;
+	rt_raddr lo;
+
+	pi->site = s;
+	pi->id = p->inl_fn_id[s->fn];
+	pi->addr = s->addr + p->bias;
+	pf = &p->funcs.v[pi->id - p->funcs.v[0].id];
+	in = caller_why ? NULL : insn_at(insns, pi->addr);
+	in = past_padding(insns, in, s->end + p->bias);
+	if (in)
+		pi->addr = in->addr;
+	pi->why = caller_why ? caller_why :
+		  !in	     ? RT_REFUSE_MID_INSN :
+			       check_site(in);
+	if (pi->why) {
+		pf->ninlined_refused++;
+		return;
+	}
+	pf->ninlined++;
+	lo = s->caller->addr + p->bias;
+	add_probe(p, in, pi->id, RT_PROBE_INLINED, RT_ROLE_TRACED, lo,
+		  lo + s->caller->size);
+	/* its rank among the instances, to keep nested ones in order */
+	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
+	vec_last(&p->probes)->inline_why = RT_INLINE_INLINED;
+}
+
+/* A breakpoint at the entry of every inlined instance.  Instances are in
+ * address order, so each caller is decoded once. */
+static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
+			  rt_insn_vec *insns)
+{
+	const struct rt_func *decoded = NULL;
+	struct rt_plan_func caller = { 0 };
+
+	for (size_t i = 0; i < rt_inlined_nsites(p->inl); i++) {
+		const struct rt_inlined_site *s = rt_inlined_site(p->inl, i);
+
+		if (p->inl_fn_id[s->fn] == RT_FUNC_NONE)
+			continue;
+		if (s->caller && s->caller != decoded) {
+			caller = (struct rt_plan_func){ .fn = s->caller };
+			decode_func(syms, s->caller, p->bias, insns, &caller);
+			decoded = s->caller;
+		}
+		add_instance(p, s, insns,
+			     s->caller ? caller.why : RT_REFUSE_NO_CODE);
+	}
+	/* an inlined-only function none of whose instances could be
+	 * probed is refused, with the first instance's reason */
+	vec_for_each(&p->funcs, pf) {
+		if (!pf->inlined_only || pf->ninlined)
+			continue;
+		vec_for_each(&p->inlined, pi)
+			if (pi->id == pf->id && !pf->why) {
+				pf->why = pi->why ? pi->why : RT_REFUSE_NO_CODE;
+				pf->why_at = pi->addr;
+			}
+		if (!pf->why)
+			pf->why = RT_REFUSE_NO_CODE;
+	}
+}
+
+/* One probe per address: the inlined calls that begin where another
+ * site is join it (one breakpoint, every event), and their ids go to the
+ * plan's list.  Probes must be sorted. */
+static void merge_instances(struct rt_plan *p)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+		struct rt_probe *base = out ? &p->probes.v[out - 1] : NULL;
+
+		if (pr->kinds == RT_PROBE_INLINED) {
+			if (!base || base->addr != pr->addr) {
+				base = &p->probes.v[out];
+				*base = *pr;
+				p->insns.v[out++] = p->insns.v[i];
+				base->kinds = 0;
+			}
+			if (!(base->kinds & RT_PROBE_INLINED)) {
+				base->kinds |= RT_PROBE_INLINED;
+				base->inl_at = p->inl_ids.n;
+				base->ninl = 0;
+				base->patch_len = 0;
+				base->inline_why = RT_INLINE_INLINED;
+			}
+			vec_push(&p->inl_ids, pr->func);
+			base->ninl++;
+			continue;
+		}
+		p->probes.v[out] = *pr;
+		p->insns.v[out++] = p->insns.v[i];
+	}
+	p->probes.n = p->insns.n = out;
+}
+
+/* A jump patched over an instance's entry would hide its breakpoint (or
+ * be torn by it): such a site keeps a breakpoint.  Probes sorted. */
+static void guard_patches(struct rt_plan *p)
+{
+	size_t j = 0;
+
+	vec_for_each(&p->probes, pr) {
+		if (!(pr->kinds & RT_PROBE_INLINED))
+			continue;
+		/* patched regions lie within a few bytes of their site */
+		while (j < p->probes.n &&
+		       p->probes.v[j].addr + RT_PATCH_MAX < pr->addr)
+			j++;
+		for (size_t k = j; k < p->probes.n &&
+				   p->probes.v[k].addr <= pr->addr + RT_PATCH_MAX;
+		     k++) {
+			struct rt_probe *q = &p->probes.v[k];
+
+			if (q->patch_len && pr->addr >= q->patch_lo &&
+			    pr->addr < q->patch_lo + q->patch_len) {
+				q->patch_len = 0;
+				q->inline_why = RT_INLINE_INLINED;
+			}
+		}
+	}
+}
+
+static void plan_inlined(struct rt_plan *p, const struct rt_symbols *syms,
+			 rt_insn_vec *insns)
+{
+	if (!p->inl)
+		return;
+	add_instances(p, syms, insns);
+	zfree(&p->inl_fn_id);
 }
 
 static void build_hash(struct rt_plan *p)
@@ -459,6 +672,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	p->inline_kinds = req->inline_kinds;
 	p->must_stop = req->must_stop;
 	p->must_stop_ctx = req->must_stop_ctx;
+	p->inl = req->inlined;
 	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 
@@ -470,12 +684,17 @@ int rt_plan_new(const struct rt_symbols *syms,
 			pr_dbg("%s: not probed: %s at %" PRIxRADDR, pf->fn->name,
 			       rt_refusal_str(pf->why), pf->why_at);
 	}
+	if (p->inl)
+		add_inlined_funcs(p, req);
 	add_special(p, syms, req, &insns, taken);
 	add_helpers(p, syms, req, &insns, req->first_id + p->funcs.n, taken);
 	add_watched(p, syms, req, &insns, taken);
+	plan_inlined(p, syms, &insns);
 	free(taken);
 	vec_free(&insns);
 	sort_probes(p);
+	merge_instances(p);
+	guard_patches(p);
 	build_hash(p);
 	p->syms = NULL;
 	pr_dbg("%zu functions, %zu probes", p->funcs.n, p->probes.n);
@@ -498,6 +717,10 @@ void rt_plan_put(struct rt_plan *p)
 	vec_free(&p->funcs);
 	vec_free(&p->code);
 	vec_free(&p->targets);
+	vec_free(&p->inlined);
+	vec_free(&p->inl_ids);
+	free(p->inl_fn_id);
+	rt_inlined_free(p->inl);
 	free(p->hash);
 	free(p);
 }
@@ -720,6 +943,24 @@ size_t rt_plan_nfuncs(const struct rt_plan *p)
 const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i)
 {
 	return &p->funcs.v[i];
+}
+
+const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
+				    const struct rt_probe *pr, size_t *n)
+{
+	*n = pr->kinds & RT_PROBE_INLINED ? pr->ninl : 0;
+	return *n ? p->inl_ids.v + pr->inl_at : NULL;
+}
+
+size_t rt_plan_ninlined(const struct rt_plan *p)
+{
+	return p->inlined.n;
+}
+
+const struct rt_plan_inlined *rt_plan_inlined(const struct rt_plan *p,
+					      size_t i)
+{
+	return &p->inlined.v[i];
 }
 
 rt_raddr rt_plan_bias(const struct rt_plan *p)

@@ -70,6 +70,11 @@ static void on_leave(void *ctx, const struct rt_call *c)
 		       p->split == RT_SPLIT_PROCESS ? c->pid : 0;
 	struct rt_fstats *st = &row_for(p, key, c->func)->st;
 
+	if (c->flags & RT_CALL_INLINED) {
+		st->calls++;
+		st->inlined++;
+		return;
+	}
 	st->unwound += !!(c->flags & RT_CALL_UNWOUND);
 	st->incomplete += !!(c->flags & RT_CALL_INCOMPLETE);
 	if (c->outermost)

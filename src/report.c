@@ -29,6 +29,7 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->unwound += st->unwound;
 	into->incomplete += st->incomplete;
 	into->partial += st->partial;
+	into->inlined += st->inlined;
 }
 
 static int cmp_merge(const void *a, const void *b, void *arg)
@@ -66,6 +67,7 @@ static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 		if (prev && same_row(prev, &rows[i], by_name)) {
 			rt_report_add_stats(&prev->st, &rows[i].st);
 			prev->instances += prev->fn != rows[i].fn;
+			prev->inlined_sites += rows[i].inlined_sites;
 			continue;
 		}
 		rows[out++] = rows[i];
@@ -78,7 +80,9 @@ static uint64_t sort_value(const struct rt_report_row *r, enum rt_sort key)
 	switch (key) {
 	case RT_SORT_TOTAL: return r->st.total;
 	case RT_SORT_CALLS: return r->st.calls;
-	case RT_SORT_AVG: return r->st.calls ? r->st.sum_incl / r->st.calls : 0;
+	case RT_SORT_AVG:
+		return rt_fstats_timed(&r->st) ?
+			       r->st.sum_incl / rt_fstats_timed(&r->st) : 0;
 	case RT_SORT_MAX: return r->st.max;
 	default: return r->st.self;
 	}
@@ -198,6 +202,7 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 			continue;
 		rep->rows[k] = (struct rt_report_row){
 			.name = fn->name, .fn = fn, .instances = 1,
+			.inlined_sites = fn->inlined_sites,
 			.st = pr->st,
 		};
 		set_group(rep, r, &rep->rows[k++], pr->key);

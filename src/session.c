@@ -20,6 +20,7 @@
 #include "rtrace/calibrate.h"
 #include "rtrace/evlog.h"
 #include "rtrace/hooks.h"
+#include "rtrace/inlined.h"
 #include "rtrace/launch.h"
 #include "rtrace/log.h"
 #include "rtrace/rescue.h"
@@ -53,10 +54,12 @@ struct target {
 	char *default_glob;
 	size_t *idx;
 	size_t n;
+	struct rt_inlined *inl;       /* their inlined instances, or NULL */
 };
 
 static void target_release(struct target *t)
 {
+	rt_inlined_free(t->inl);
 	rt_symbols_free(t->syms);
 	rt_matcher_free(t->matcher);
 	rt_matcher_free(t->stop_at);
@@ -189,6 +192,10 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 					   0, &t->stop_at))
 		return RT_EXIT_USAGE;
 	t->n = rt_select_funcs(t->syms, t->matcher, &t->idx);
+	/* a function the compiler inlined everywhere is selected too: by
+	 * its instances */
+	if (!o->no_inlined)
+		rt_inlined_find(t->syms, t->matcher, t->idx, t->n, &t->inl);
 	/* a script says which of its lines holds a pattern that failed */
 	if (o->hooks && o->hooks->check &&
 	    o->hooks->check(o->hooks->ctx, &(struct rt_selection){
@@ -283,6 +290,16 @@ static int prepare(struct target *t, const struct rt_opts *o)
 
 /* ---- list ---------------------------------------------------------------- */
 
+/* Inlined instances that could not be probed. */
+static size_t count_refused_inlined(const struct rt_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt_plan_ninlined(plan); i++)
+		n += rt_plan_inlined(plan, i)->why != RT_REFUSE_NONE;
+	return n;
+}
+
 static const char *site_name(const struct rt_probe *pr)
 {
 	if (pr->kinds & RT_PROBE_ENTRY)
@@ -290,17 +307,39 @@ static const char *site_name(const struct rt_probe *pr)
 	return pr->kinds & RT_PROBE_EXIT ? "return" : "tail jump";
 }
 
-/* With the inline engine: the sites that keep a breakpoint, and why. */
+/* With the inline engine: the sites that keep a breakpoint, and why (the
+ * entries of inlined calls are listed with their instances). */
 static void list_breakpoints(const struct rt_plan *plan,
 			     const struct rt_plan_func *pf)
 {
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (pr->func == pf->id && !pr->patch_len)
+		if (pr->func == pf->id && !pr->patch_len &&
+		    pr->kinds != RT_PROBE_INLINED)
 			printf("      breakpoint at %s %#llx: %s\n",
 			       site_name(pr), (unsigned long long)pr->addr,
 			       rt_inline_why_str(pr->inline_why));
+	}
+}
+
+/* Each inlined instance of the function: the caller, the call's source
+ * line, the entry address and how it is probed. */
+static void list_inlined(const struct rt_plan *plan,
+			 const struct rt_plan_func *pf)
+{
+	for (size_t i = 0; i < rt_plan_ninlined(plan); i++) {
+		const struct rt_plan_inlined *pi = rt_plan_inlined(plan, i);
+		const struct rt_inlined_site *s = pi->site;
+
+		if (pi->id != pf->id)
+			continue;
+		printf("      inlined into %s", s->caller ? s->caller->name
+							 : "(no function)");
+		if (s->call_file)
+			printf(" (%s:%u)", s->call_file, s->call_line);
+		printf(" at %#llx: %s\n", (unsigned long long)pi->addr,
+		       pi->why ? rt_refusal_str(pi->why) : "breakpoint");
 	}
 }
 
@@ -311,18 +350,32 @@ static void list_func(const struct rt_plan *plan,
 	unsigned sites = 0, patched = 0;
 	char col[24] = "";
 
+	if (pf->inlined_only) {
+		printf("  %-12s %6s %5s %5s%s  %s", "inlined", "-", "-", "-",
+		       inl ? "        " : "", fn->name);
+		if (fn->file)
+			printf("  (%s:%u)", fn->file, fn->line);
+		putchar('\n');
+		if (pf->why)
+			printf("      not probed: %s (at %#llx)\n",
+			       rt_refusal_str(pf->why),
+			       (unsigned long long)pf->why_at);
+		list_inlined(plan, pf);
+		return;
+	}
 	if (pf->why) {
 		printf("  %#-12llx %6llu %5s %5s  %s\n      not probed: %s "
 		       "(at %#llx)\n", (unsigned long long)fn->addr,
 		       (unsigned long long)fn->size, "-", "-", fn->name,
 		       rt_refusal_str(pf->why),
 		       (unsigned long long)pf->why_at);
+		list_inlined(plan, pf);
 		return;
 	}
 	for (size_t i = 0; inl && i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		sites += pr->func == pf->id;
+		sites += pr->func == pf->id && pr->kinds != RT_PROBE_INLINED;
 		patched += pr->func == pf->id && pr->patch_len;
 	}
 	if (inl)
@@ -335,13 +388,43 @@ static void list_func(const struct rt_plan *plan,
 	putchar('\n');
 	if (inl)
 		list_breakpoints(plan, pf);
+	list_inlined(plan, pf);
+}
+
+/* Functions the list shows (not helpers), and how many are refused. */
+static size_t list_funcs(const struct rt_plan *plan, bool inl,
+			 size_t *refused)
+{
+	size_t shown = 0;
+
+	*refused = 0;
+	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
+		const struct rt_plan_func *pf = rt_plan_func(plan, i);
+
+		if (pf->helper)
+			continue;
+		list_func(plan, pf, inl);
+		shown++;
+		*refused += !!pf->why;
+	}
+	return shown;
+}
+
+/* How many selected functions exist only inlined. */
+static size_t count_inlined_only(const struct rt_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++)
+		n += rt_plan_func(plan, i)->inlined_only;
+	return n;
 }
 
 int rt_session_list(const struct rt_opts *o)
 {
 	struct target t = { 0 };
 	struct rt_plan *plan = NULL;
-	size_t refused = 0;
+	size_t refused, shown, only;
 	int code = prepare(&t, o);
 	/* what a run would patch: not with --stack or --coverage */
 	bool inl = o->engine != RT_ENGINE_TRAP && !o->stack_depth &&
@@ -356,22 +439,26 @@ int rt_session_list(const struct rt_opts *o)
 	rt_symbols_load_lines(t.syms, want);
 	free(want);
 	rt_plan_new(t.syms, &(struct rt_plan_request){
-			    .idx = t.idx, .n = t.n,
+			    .idx = t.idx, .n = t.n, .inlined = t.inl,
 			    .inline_kinds = inl ? RT_PROBE_ENTRY | RT_PROBE_EXIT |
 							  RT_PROBE_TAIL : 0 },
 		    &plan);
-	printf("%zu of %zu functions in %s selected by %s%s:\n", t.n,
-	       rt_symbols_count(t.syms), t.path, t.include.v[0],
+	t.inl = NULL;  /* the plan's now */
+	only = count_inlined_only(plan);
+	printf("%zu of %zu functions in %s selected by %s%s", t.n + only,
+	       rt_symbols_count(t.syms) + only, t.path, t.include.v[0],
 	       t.include.n > 1 ? " and more" : "");
-	printf("  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
+	if (only)
+		printf(" (%zu of them exist only inlined)", only);
+	printf(":\n  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
 	       "tails", inl ? " inline " : "", "function");
-	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
-		if (rt_plan_func(plan, i)->helper)
-			continue;
-		list_func(plan, rt_plan_func(plan, i), inl);
-		refused += !!rt_plan_func(plan, i)->why;
-	}
-	printf("%zu probed, %zu cannot be probed\n", t.n - refused, refused);
+	shown = list_funcs(plan, inl, &refused);
+	printf("%zu probed, %zu cannot be probed", shown - refused, refused);
+	if (rt_plan_ninlined(plan))
+		printf("; %zu inlined instances probed, %zu not",
+		       rt_plan_ninlined(plan) - count_refused_inlined(plan),
+		       count_refused_inlined(plan));
+	putchar('\n');
 	rt_plan_put(plan);
 out:
 	target_release(&t);
@@ -515,7 +602,9 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
-		.first_n = t->n, .inline_engine = o->engine != RT_ENGINE_TRAP,
+		.first_n = t->n, .first_inlined = t->inl,
+		.inlined = !o->no_inlined,
+		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
 		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
@@ -539,6 +628,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	}
 	cfg.log = *w;
 	t->syms = NULL;  /* the tracer owns it now */
+	t->inl = NULL;
 	tr = rt_tracer_new(&cfg, pid);
 	if (o->hooks && o->hooks->started)
 		o->hooks->started(o->hooks->ctx, pid, false);
@@ -577,6 +667,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
+		.first_inlined = t->inl, .inlined = !o->no_inlined,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
@@ -591,6 +682,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	rt_stopsig_catch(true);
 	rt_stopsig_tick(tick_us(o, true));
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
+	t->inl = NULL;
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
 		rt_rescue_arm(tr);

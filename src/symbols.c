@@ -568,6 +568,15 @@ int rt_symbols_load_lines(struct rt_symbols *s, const bool *want)
 	return 0;
 }
 
+struct Dwarf *rt_symbols_dwarf(const struct rt_symbols *s, uint64_t *bias)
+{
+	Dwarf_Addr b = 0;
+	Dwarf *dw = dwfl_module_getdwarf(s->mod, &b);
+
+	*bias = b;
+	return dw;
+}
+
 char *rt_symbols_main_crate(const struct rt_symbols *s)
 {
 	vec_for_each(&s->funcs, f) {

@@ -21,6 +21,7 @@
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
 #include "rtrace/inline.h"
+#include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/tasks.h"
@@ -85,6 +86,21 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 		break;
 	}
 	rt_emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
+}
+
+/* The inlined calls that begin at @pr: an entry each, without a frame.
+ * They follow the entry of the function whose code they are in, when
+ * the site is that entry, and come before its exit otherwise. */
+static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
+			 const struct rt_plan *plan, const struct rt_probe *pr,
+			 uint64_t sp, uint64_t ts)
+{
+	size_t n;
+	const uint32_t *ids = rt_plan_inlined_ids(plan, pr, &n);
+
+	for (size_t i = 0; i < n; i++)
+		rt_emit_flags(tr, th, RT_EV_ENTRY, RT_EVF_INLINED, ids[i], sp,
+			      pr->addr, ts);
 }
 
 #define NAMING_DEPTH 64
@@ -278,8 +294,12 @@ static struct decision cover(struct rt_tracer *tr, struct rt_thread *th,
 		if (rt_mem_write(p->mem, pr->addr, pr->orig, tlen))
 			pr_warn("process %d: cannot take out the probe at "
 				"%" PRIxRADDR, p->pid, pr->addr);
-		rt_emit(tr, th, RT_EV_ENTRY, pr->func, rt_arch_sp(&th->regs), 0,
-		     ts);
+		if (pr->kinds & RT_PROBE_ENTRY)
+			rt_emit(tr, th, RT_EV_ENTRY, pr->func,
+				rt_arch_sp(&th->regs), 0, ts);
+		if (pr->kinds & RT_PROBE_INLINED)
+			emit_inlined(tr, th, plan, pr, rt_arch_sp(&th->regs),
+				     ts);
 	}
 	rt_arch_set_ip(&th->regs, pr->addr);
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
@@ -402,8 +422,8 @@ static uint64_t exit_value(struct rt_thread *th, const struct rt_probe *pr)
 }
 
 static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
-		       const struct rt_probe *pr, rt_raddr ip, bool taken,
-		       uint64_t ts, uint64_t *spent)
+		       const struct rt_plan *plan, const struct rt_probe *pr,
+		       rt_raddr ip, bool taken, uint64_t ts, uint64_t *spent)
 {
 	uint64_t sp = rt_arch_sp(&th->regs);
 
@@ -415,6 +435,8 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 			rt_emit(tr, th, RT_EV_ARG, pr->func, sp,
 				rt_arch_arg(&th->regs, 0), ts);
 	}
+	if (unlikely(pr->kinds & RT_PROBE_INLINED))
+		emit_inlined(tr, th, plan, pr, sp, ts);
 	if (pr->kinds & RT_PROBE_EXIT)
 		rt_emit_flags(tr, th, RT_EV_EXIT,
 			      pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
@@ -715,7 +737,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	written = rt_evlog_write_ns(tr->cfg.log);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
 	if (pr->role != RT_ROLE_MODULES)
-		record_hit(tr, th, pr, ip, taken, ts, &spent);
+		record_hit(tr, th, plan, pr, ip, taken, ts, &spent);
 	if (unlikely(tr->cfg.on_hit))
 		verdict = probe_action(tr, th, plan, pr, ts, &spent);
 	/* a block went to disk, or a stack was unwound, while the thread
@@ -1258,6 +1280,7 @@ void rt_tracer_free(struct rt_tracer *tr)
 		return;
 	rt_tasks_free(tr->tasks);
 	rt_stacks_free(tr->stacks);
+	rt_inlined_free(tr->cfg.first_inlined);
 	rt_symbols_free(tr->cfg.first_syms);
 	free(tr->no_action);
 	free(tr);

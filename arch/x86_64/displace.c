@@ -364,6 +364,7 @@ static const char *const refusal_text[RT_REFUSE_MAX] = {
 	[RT_REFUSE_STACK_CALL] = "indirect call through the stack pointer",
 	[RT_REFUSE_OUT_OF_RANGE] = "scratch slot out of reach (beyond 2 GiB)",
 	[RT_REFUSE_TRAP_SITE] = "a breakpoint is already at the site",
+	[RT_REFUSE_MID_INSN] = "not the start of an instruction",
 };
 
 const char *rt_refusal_str(enum rt_refusal why)

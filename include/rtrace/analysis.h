@@ -29,6 +29,10 @@ enum rt_call_flags {
 				      * the end is the next event seen */
 	RT_CALL_PARTIAL = 1 << 4,    /* already running when rtrace attached:
 				      * its time is a lower bound */
+	RT_CALL_INLINED = 1 << 5,    /* a call the compiler inlined: counted
+				      * at its entry, no time (start = end),
+				      * no callees; value = the instance's
+				      * address */
 };
 
 /* A call (one activation of a function) as the views see it. */
@@ -87,6 +91,7 @@ struct rt_thread_info {
 struct rt_analysis_summary {
 	uint64_t events;
 	uint64_t calls;
+	uint64_t inlined_calls;      /* of which calls the compiler inlined */
 	uint64_t first_ts, last_ts;  /* raw CLOCK_MONOTONIC ns */
 	uint32_t threads;
 	uint32_t processes;

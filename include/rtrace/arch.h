@@ -149,6 +149,9 @@ enum rt_refusal {
 	RT_REFUSE_STACK_CALL,      /* indirect call through a stack operand */
 	RT_REFUSE_OUT_OF_RANGE,    /* the scratch slot cannot reach a target */
 	RT_REFUSE_TRAP_SITE,       /* the site already holds a breakpoint */
+	RT_REFUSE_MID_INSN,        /* the site is not where an instruction
+				    * of its function begins (an inlined
+				    * call's entry, from DWARF) */
 	RT_REFUSE_MAX,
 };
 

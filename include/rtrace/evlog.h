@@ -101,6 +101,8 @@ struct rt_log_func {
 	uint32_t flags;          /* RT_FUNC_* */
 	uint32_t sites;          /* probe sites: entry, returns, jumps out */
 	uint32_t inline_sites;   /* of which the inline engine patched */
+	uint32_t inlined_sites;  /* inlined instances probed: entries with
+				  * RT_EVF_INLINED (not in sites) */
 };
 
 enum rt_func_flags {
@@ -113,6 +115,8 @@ enum rt_func_flags {
 	RT_FUNC_MEM_FREE = 1 << 3,    /* entry value = pointer */
 	RT_FUNC_GLOBAL_ALLOC = 1 << 4, /* not probed: the program's own
 					* #[global_allocator] */
+	RT_FUNC_INLINED_ONLY = 1 << 5, /* no out-of-line copy (addr and
+					* size 0): only its inlined calls */
 };
 
 /* Bits of rt_event.flags. */
@@ -123,6 +127,9 @@ enum rt_event_flags {
 	RT_EVF_INLINE = 1 << 2,   /* written by the program itself through a
 				   * patched site (inline engine), not at a
 				   * stop */
+	RT_EVF_INLINED = 1 << 3,  /* an entry of an inlined call: no frame,
+				   * no exit of its own; value = the run-time
+				   * address of the instance */
 };
 
 /* One frame of a call stack, symbolised when it was recorded. */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/inlined.h"
 #include "rtrace/raddr.h"
 #include "rtrace/symbols.h"
 
@@ -26,6 +27,9 @@ enum rt_probe_kind {
 	RT_PROBE_RET_ARG0 = 1 << 4, /* a tail jump into a function that
 				     * returns its first argument (memset):
 				     * as good as a return of that value */
+	RT_PROBE_INLINED = 1 << 5,  /* the entry of inlined calls (the ids
+				     * rt_plan_inlined_ids() gives): a call
+				     * each, with no exit of its own */
 };
 
 #define RT_PROBE_TRAP_MAX 4
@@ -63,6 +67,8 @@ enum rt_inline_why {
 	RT_INLINE_OVERLAP,        /* another site lies within the bytes */
 	RT_INLINE_REACH,          /* its trampoline would be out of reach */
 	RT_INLINE_THREAD,         /* a thread was stopped inside the bytes */
+	RT_INLINE_INLINED,        /* the entry of an inlined call, or a
+				   * jump would cover one */
 	RT_INLINE_WHY_MAX,
 };
 
@@ -89,6 +95,9 @@ struct rt_probe {
 	uint8_t inline_why;       /* enum rt_inline_why */
 	uint8_t patch_orig[RT_PATCH_MAX];
 	rt_raddr tramp;           /* its trampoline, once placed */
+	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first id in
+				   * the plan's list of inlined calls */
+	uint16_t ninl;            /* and how many calls begin here */
 };
 
 /* One selected function and what became of it. */
@@ -103,6 +112,19 @@ struct rt_plan_func {
 				     * probed, to end frames that tail-jumped
 				     * into it, or only its entry, watched
 				     * (after the selected ones) */
+	bool inlined_only;          /* no out-of-line copy: only its
+				     * inlined instances are probed */
+	unsigned ninlined;          /* inlined instances probed */
+	unsigned ninlined_refused;  /* and those that could not be */
+};
+
+/* One inlined instance of a selected function and what became of it. */
+struct rt_plan_inlined {
+	const struct rt_inlined_site *site;  /* owned by the plan */
+	uint32_t id;                /* the function's id in the log */
+	rt_raddr addr;              /* run-time entry address */
+	enum rt_refusal why;        /* RT_REFUSE_NONE when probed (by a
+				     * breakpoint) */
 };
 
 struct rt_plan;
@@ -133,10 +155,16 @@ struct rt_plan_request {
 	 * no site of theirs is patched; may be NULL */
 	bool (*must_stop)(void *ctx, const struct rt_func *fn);
 	void *must_stop_ctx;
+	/* the inlined instances of the selected functions, from
+	 * rt_inlined_find() on the same symbols with the same selection:
+	 * an entry probe at each.  Taken over by the plan (freed with it,
+	 * even on failure); may be NULL */
+	struct rt_inlined *inlined;
 };
 
 /* Finds the sites of the selected functions of @syms and gives them log
- * ids first_id, first_id+1...  Helpers follow with the next ids: the
+ * ids first_id, first_id+1...  The functions that exist only inlined
+ * follow, then helpers with the next ids: the
  * untraced targets of tail jumps (returns probed) and the watched
  * functions (entries probed); rt_plan_nfuncs() counts them all.  A
  * function that cannot be probed safely is kept with its reason and gets
@@ -195,6 +223,18 @@ const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr);
 /* Selected functions, probed or refused, in id order. */
 size_t rt_plan_nfuncs(const struct rt_plan *p);
 const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i);
+
+/* The inlined calls that begin at probe @pr (RT_PROBE_INLINED): *n
+ * function ids, in the order the calls begin (outermost first).  Valid
+ * until the plan is freed.  Hot path. */
+const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
+				    const struct rt_probe *pr, size_t *n);
+
+/* Inlined instances, probed or refused, in address order; valid until
+ * the plan is freed. */
+size_t rt_plan_ninlined(const struct rt_plan *p);
+const struct rt_plan_inlined *rt_plan_inlined(const struct rt_plan *p,
+					      size_t i);
 
 /* Load bias the plan was built for. */
 rt_raddr rt_plan_bias(const struct rt_plan *p);

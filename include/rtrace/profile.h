@@ -23,7 +23,16 @@ struct rt_fstats {
 	uint64_t incomplete;
 	uint64_t partial;     /* running before rtrace attached: their time
 			       * is in total and self, not in calls */
+	uint64_t inlined;     /* calls the compiler inlined: in calls, with
+			       * no time (not in min, max or sum_incl) */
 };
+
+/* Calls with a time of their own: the average is sum_incl over these, and
+ * min is meaningful only when there is one. */
+static inline uint64_t rt_fstats_timed(const struct rt_fstats *st)
+{
+	return st->calls - st->inlined;
+}
 
 struct rt_profile;
 

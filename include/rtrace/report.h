@@ -24,6 +24,7 @@ struct rt_report_row {
 	const char *key_name;      /* thread name, process exe or test name,
 				    * or NULL */
 	unsigned instances;        /* functions merged into this row */
+	unsigned inlined_sites;    /* their inlined instances probed */
 	struct rt_fstats st;
 };
 

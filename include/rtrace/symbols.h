@@ -109,4 +109,11 @@ char *rt_symbols_main_crate(const struct rt_symbols *s);
  * keep NULL/0.  Returns 0 (missing DWARF is not an error). */
 int rt_symbols_load_lines(struct rt_symbols *s, const bool *want);
 
+/* libdw's handle on the DWARF of the executable (or of its separate debug
+ * file), and in *bias what to add to its addresses to get link-time ones;
+ * NULL when there is none.  Owned by the table: valid until
+ * rt_symbols_free(). */
+struct Dwarf;
+struct Dwarf *rt_symbols_dwarf(const struct rt_symbols *s, uint64_t *bias);
+
 #endif

@@ -64,6 +64,10 @@ struct rt_tracer_config {
 	struct rt_symbols *first_syms;
 	const size_t *first_idx;
 	size_t first_n;
+	struct rt_inlined *first_inlined;  /* their inlined instances, or
+					    * NULL (taken over too) */
+	bool inlined;                  /* probe the inlined instances of the
+					* selected functions (in every image) */
 	/* probe actions: called at the hits of the traced functions with
 	 * @hit_ctx, returning an enum rt_hit_verdict; NULL for none (the hit
 	 * path is then the same as without) */

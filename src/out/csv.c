@@ -25,9 +25,12 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.total,
 			(unsigned long long)r->st.self,
-			(unsigned long long)(r->st.calls ?
-					     r->st.sum_incl / r->st.calls : 0),
-			(unsigned long long)(r->st.calls ? r->st.min : 0),
+			(unsigned long long)(rt_fstats_timed(&r->st) ?
+					     r->st.sum_incl /
+						     rt_fstats_timed(&r->st) :
+					     0),
+			(unsigned long long)(rt_fstats_timed(&r->st) ?
+					     r->st.min : 0),
 			(unsigned long long)r->st.max,
 			(unsigned long long)r->st.unwound, r->instances);
 	}

@@ -121,8 +121,9 @@ static void write_table(FILE *out, const struct rt_report *rep)
 			(unsigned long long)r->st.calls);
 		cell(out, r->st.total);
 		cell(out, r->st.self);
-		cell(out, r->st.calls ? r->st.sum_incl / r->st.calls : 0);
-		cell(out, r->st.calls ? r->st.min : 0);
+		cell(out, rt_fstats_timed(&r->st) ?
+				  r->st.sum_incl / rt_fstats_timed(&r->st) : 0);
+		cell(out, rt_fstats_timed(&r->st) ? r->st.min : 0);
 		cell(out, r->st.max);
 		fputs("<td class=\"name\">", out);
 		rt_xml_string(out, r->name);

@@ -38,6 +38,7 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "processes", rep->sum.processes, true);
 	json_u64(out, "events", rep->sum.events, true);
 	json_u64(out, "calls", rep->sum.calls, true);
+	json_u64(out, "inlined_calls", rep->sum.inlined_calls, true);
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
 	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
 	json_u64(out, "sites", rep->sites, true);
@@ -52,6 +53,8 @@ static void json_header(FILE *out, const struct rt_report *rep)
 static void json_row(FILE *out, const struct rt_report *rep,
 		     const struct rt_report_row *r)
 {
+	uint64_t timed = rt_fstats_timed(&r->st);
+
 	fputs("{\"name\": ", out);
 	rt_json_string(out, r->name);
 	fputs(", ", out);
@@ -68,11 +71,12 @@ static void json_row(FILE *out, const struct rt_report *rep,
 		fputs(", ", out);
 	}
 	json_u64(out, "calls", r->st.calls, true);
+	json_u64(out, "inlined_calls", r->st.inlined, true);
+	json_u64(out, "inlined_sites", r->inlined_sites, true);
 	json_u64(out, "total_ns", r->st.total, true);
 	json_u64(out, "self_ns", r->st.self, true);
-	json_u64(out, "avg_ns", r->st.calls ? r->st.sum_incl / r->st.calls : 0,
-		 true);
-	json_u64(out, "min_ns", r->st.calls ? r->st.min : 0, true);
+	json_u64(out, "avg_ns", timed ? r->st.sum_incl / timed : 0, true);
+	json_u64(out, "min_ns", timed ? r->st.min : 0, true);
 	json_u64(out, "max_ns", r->st.max, true);
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);

@@ -110,18 +110,30 @@ static void print_trapped(FILE *out, const struct rt_report *rep)
 	fputs(rep->ntrapped ? " (rtrace -l says why)\n" : "\n", out);
 }
 
+/* How many of a function's calls the compiler inlined, and at how many
+ * places: those calls count, without times of their own. */
+static void print_inlined(FILE *out, const struct rt_report_row *r)
+{
+	if (r->st.inlined || r->inlined_sites)
+		fprintf(out, " [%llu inlined, %u site%s]",
+			(unsigned long long)r->st.inlined, r->inlined_sites,
+			r->inlined_sites == 1 ? "" : "s");
+}
+
 static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
 {
 	char t[32], s[32], a[32], mn[32], mx[32];
-	uint64_t avg = r->st.calls ? r->st.sum_incl / r->st.calls : 0;
+	uint64_t timed = rt_fstats_timed(&r->st);
+	uint64_t avg = timed ? r->st.sum_incl / timed : 0;
 
 	fprintf(out, "%s%10llu %11s %11s %11s %11s %11s  %s", hot ? "\033[1;31m" : "",
 		(unsigned long long)r->st.calls,
 		rt_fmt_duration(t, sizeof(t), r->st.total),
 		rt_fmt_duration(s, sizeof(s), r->st.self),
 		rt_fmt_duration(a, sizeof(a), avg),
-		rt_fmt_duration(mn, sizeof(mn), r->st.calls ? r->st.min : 0),
+		rt_fmt_duration(mn, sizeof(mn), timed ? r->st.min : 0),
 		rt_fmt_duration(mx, sizeof(mx), r->st.max), r->name);
+	print_inlined(out, r);
 	if (r->instances > 1)
 		fprintf(out, " [%u instances]", r->instances);
 	if (r->st.unwound)
@@ -160,9 +172,11 @@ static void print_counts(FILE *out, const struct rt_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++) {
 		print_group(out, rep, i);
-		fprintf(out, "%10llu  %s\n",
+		fprintf(out, "%10llu  %s",
 			(unsigned long long)rep->rows[i].st.calls,
 			rep->rows[i].name);
+		print_inlined(out, &rep->rows[i]);
+		fputc('\n', out);
 	}
 }
 
@@ -213,6 +227,10 @@ static int text_write(FILE *out, const struct rt_report *rep,
 		      "outer recursive call only); self: total minus traced "
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
+	if (rep->sum.inlined_calls)
+		fprintf(out, "[N inlined, S sites]: N of the calls were inlined "
+			"by the compiler (at S places), counted at their entry, "
+			"without times.\n");
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);

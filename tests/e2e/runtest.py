@@ -88,6 +88,13 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   breakpoint_sites list  with the inline engine, the functions
                          that keep a breakpoint on some site (the
                          report's "breakpoint_sites"), exactly  None
+  inlined         dict   {opt level: [path, ...]}: in builds at
+                         that level, every call of each path was
+                         inlined by the compiler: the report's
+                         "inlined_calls" of its functions add up
+                         to their "calls", and that is not 0
+                         (the code shape the case relies on,
+                         and rtrace saw it)                    None
   inline_share    dict   {opt level: fraction}: with the inline
                          engine (not --engine trap), the least
                          share of events recorded without a stop,
@@ -303,6 +310,7 @@ DEFAULTS = {
     "interrupt": None,
     "self_counted": False,
     "inline_share": None,
+    "inlined": None,
     "breakpoint_sites": None,
     "session": None,
 }
@@ -943,6 +951,8 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         for _, path, n in exp.pcount:
             per.setdefault(path, []).append(n)
         check_split(cx, log, "process", "pid", per, tag)
+    if case["inlined"] and cx.b.opt in case["inlined"]:
+        check_inlined(cx, report, case["inlined"][cx.b.opt], tag)
     if case["by_test"] is not None:
         check_by_test(cx, log, exp, tag)
     if exp.stack:
@@ -1073,6 +1083,16 @@ def check_counts(cx, report, exp, tag):
     for path, n in exp.unwound.items():
         got = calls_of(select(report, path, False), "unwound")
         cx.row(tag + "UNWOUND " + path, "OK" if got == n else "NG", n, got)
+
+
+def check_inlined(cx, report, paths, tag):
+    """Every call of each path was an inlined one."""
+    for path in paths:
+        fns = select(report, path, False)
+        calls, inl = calls_of(fns), calls_of(fns, "inlined_calls")
+        ok = calls > 0 and inl == calls
+        cx.row(tag + "inlined " + path, "OK" if ok else "NG",
+               "%d of %d" % (calls, calls), "%d of %d" % (inl, calls))
 
 
 def check_count(cx, report, path, want, exact, tag):

@@ -1603,3 +1603,108 @@ TEST_CASE(helper_tail_jumps_on_to_traced)
 	CHECK_CALL(left(&r, F, 0), F, 100, 400, 300, 200, 0, 0);
 	RUN_DONE(&r);
 }
+
+/* ---- inlined calls ------------------------------------------------------- */
+
+/* An inlined entry of @func at @ts, in code running at stack pointer @sp,
+ * from the instance at @site. */
+static struct rt_event inlined(uint64_t ts, uint32_t func, uint64_t sp,
+			       uint64_t site)
+{
+	struct rt_event e = ev(ts, RT_EV_ENTRY, func, sp, TID, 1);
+
+	e.flags = RT_EVF_INLINED;
+	e.value = site;
+	return e;
+}
+
+/*
+ * PARENT, entered at 100 (sp S0), runs CHILD inlined twice: once where
+ * PARENT begins (the same site and sp as its entry) and once at 300 (sp
+ * S0 - 8, inside PARENT), and calls GRAND at 400..450, inside which F is
+ * inlined at 420.  PARENT returns at 600.
+ */
+TEST_CASE(inlined_entries)
+{
+	struct rt_event e[8];
+	size_t n = 0;
+	struct run r;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined(100, CHILD, S0, ADDR(PARENT));
+	e[n++] = inlined(300, CHILD, S0 - 8, ADDR(PARENT) + 0x20);
+	e[n++] = ev(400, RT_EV_ENTRY, GRAND, S1, TID, 1);
+	e[n++] = inlined(420, F, S1 - 8, ADDR(GRAND) + 0x10);
+	e[n++] = ev(450, RT_EV_EXIT, GRAND, S1, TID, 1);
+	e[n++] = ev(600, RT_EV_EXIT, PARENT, S0, TID, 1);
+	run(&r, 0, e, n, 700);
+
+	/* an inlined call is entered and left at once, where it begins, in
+	 * the frame of the code it was inlined into */
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 100, 100, 0, 0, 1,
+		   RT_CALL_INLINED);
+	CHECK_STACK(left(&r, CHILD, 0), PARENT, CHILD);
+	TEST_EQ(left(&r, CHILD, 0)->value, ADDR(PARENT));
+	CHECK_CALL(left(&r, CHILD, 1), CHILD, 300, 300, 0, 0, 1,
+		   RT_CALL_INLINED);
+	CHECK_CALL(left(&r, F, 0), F, 420, 420, 0, 0, 2, RT_CALL_INLINED);
+	CHECK_STACK(left(&r, F, 0), PARENT, GRAND, F);
+	/* no frame: the others end as without them */
+	CHECK_CALL(left(&r, GRAND, 0), GRAND, 400, 450, 50, 50, 1, 0);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 600, 500, 450, 0, 0);
+	TEST_EQ(r.sum.unmatched_exits, 0);
+	TEST_EQ(r.sum.unwound, 0);
+
+	/* counted as calls, with no time: not in min, max or the average */
+	CHECK_PROF(&r, 0, CHILD, 2, 0, 0);
+	TEST_EQ(prof(&r, 0, CHILD)->inlined, 2);
+	TEST_EQ(rt_fstats_timed(prof(&r, 0, CHILD)), 0);
+	TEST_EQ(prof(&r, 0, CHILD)->sum_incl, 0);
+	TEST_EQ(prof(&r, 0, CHILD)->max, 0);
+	TEST_EQ(prof(&r, 0, PARENT)->inlined, 0);
+	TEST_EQ(r.sum.calls, 5);
+	TEST_EQ(r.sum.inlined_calls, 3);
+	RUN_DONE(&r);
+}
+
+/* A frame left by a panic ends at an inlined entry of a shallower frame,
+ * as at any other event. */
+TEST_CASE(inlined_closes_unwound)
+{
+	struct rt_event e[4];
+	size_t n = 0;
+	struct run r;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = ev(200, RT_EV_ENTRY, CHILD, S1, TID, 1);
+	/* CHILD unwound; PARENT's own code runs an inlined F */
+	e[n++] = inlined(300, F, S0 - 8, ADDR(PARENT) + 0x30);
+	e[n++] = ev(400, RT_EV_EXIT, PARENT, S0, TID, 1);
+	run(&r, 0, e, n, 500);
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 200, 300, 100, 100, 1,
+		   RT_CALL_UNWOUND);
+	CHECK_CALL(left(&r, F, 0), F, 300, 300, 0, 0, 1, RT_CALL_INLINED);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 400, 300, 200, 0, 0);
+	RUN_DONE(&r);
+}
+
+/* With counts only (no exits), an inlined entry is a call like the
+ * others, flagged. */
+TEST_CASE(inlined_count_only)
+{
+	struct rt_analysis_opts o = def_opts;
+	struct rt_event e[3];
+	size_t n = 0;
+	struct run r;
+
+	o.count_only = true;
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined(150, CHILD, S0 - 8, ADDR(PARENT) + 0x20);
+	e[n++] = inlined(160, CHILD, S0 - 8, ADDR(PARENT) + 0x20);
+	run_split(&r, &o, 0, RT_SPLIT_NONE, e, n, 200);
+	TEST_EQ(prof(&r, 0, CHILD)->calls, 2);
+	TEST_EQ(prof(&r, 0, CHILD)->inlined, 2);
+	TEST_EQ(prof(&r, 0, PARENT)->calls, 1);
+	TEST_EQ(r.sum.inlined_calls, 2);
+	RUN_DONE(&r);
+}
