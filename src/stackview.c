@@ -101,6 +101,8 @@ static void merge_same(struct tally *t, struct rt_evlog_reader *r)
 {
 	size_t out = 0, group = 0;   /* first output pair of this function */
 
+	if (!t->pairs.n)  /* no calls: no array, and qsort wants one */
+		return;
 	qsort(t->pairs.v, t->pairs.n, sizeof(*t->pairs.v), cmp_func_stack);
 	for (size_t i = 0; i < t->pairs.n; i++) {
 		struct pair *p = &t->pairs.v[i];
@@ -226,7 +228,9 @@ int rt_stackview_print(struct rt_evlog_reader *r, const struct rt_opts *o,
 	err = rt_analyse(r, &aopts, &sink, 1, NULL);
 	if (!err) {
 		merge_same(&t, r);
-		qsort_r(t.pairs.v, t.pairs.n, sizeof(*t.pairs.v), cmp_pair, r);
+		if (t.pairs.n)
+			qsort_r(t.pairs.v, t.pairs.n, sizeof(*t.pairs.v),
+				cmp_pair, r);
 		if (o->format == RT_FMT_JSON)
 			print_json(out, r, &t);
 		else
