@@ -35,6 +35,17 @@
 #define FUZZ_ASAN 1
 #endif
 
+#ifdef FUZZ_ASAN
+/* ASan keeps freed memory in quarantine (256 MB by default): RSS would
+ * then measure the quarantine, not what the views hold, and libFuzzer's
+ * -rss_limit_mb of views.options could not tell one from the other. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "quarantine_size_mb=16";
+}
+#endif
+
 /* What a view wrote: bytes and its widest line. */
 static struct {
 	size_t bytes, line, widest;
