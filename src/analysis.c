@@ -23,6 +23,7 @@
  *    stop loses only its own side of that stop.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -767,6 +768,29 @@ static void learn_funcs(struct rt_frames *f, struct rt_evlog_reader *r,
 	}
 }
 
+/* Whether @ev enters a function the log's table does not hold.  Only a
+ * damaged log has one; its id would reach every sink as a call, and the
+ * sinks index their tables by it, so the call is left out here, where
+ * calls are made. */
+static bool unknown_entry(const struct rt_evlog_reader *r,
+			  const struct rt_event *ev)
+{
+	return ev->kind == RT_EV_ENTRY && !rt_evlog_func(r, ev->func);
+}
+
+/* Says once per log (a view may read it twice: the HTML page, --mem) how
+ * many calls were left out. */
+static void warn_unknown(const struct rt_evlog_reader *r, uint64_t n)
+{
+	static const struct rt_evlog_reader *warned;
+
+	if (!n || warned == r)
+		return;
+	warned = r;
+	pr_warn("%" PRIu64 " call%s of a function the log's table does not "
+		"hold (a damaged log) left out", n, n == 1 ? "" : "s");
+}
+
 int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	       const struct rt_sink *sinks, size_t nsinks,
 	       struct rt_analysis_summary *sum)
@@ -777,7 +801,7 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	struct rt_frames *f;
 	struct rt_event ev;
 	size_t known = 0;
-	uint64_t last = 0;
+	uint64_t last = 0, unknown = 0;
 	int err = rt_evlog_rewind(r);
 
 	if (err)
@@ -793,11 +817,18 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	while ((err = rt_evlog_next(r, &ev)) > 0) {
 		if (ev.func != RT_FUNC_NONE && ev.func >= known)
 			learn_funcs(f, r, &known);
+		if (unlikely(unknown_entry(r, &ev))) {
+			unknown++;
+			continue;
+		}
 		rt_frames_feed(f, &ev);
 		last = MAX(last, ev.ts);
 	}
 	end = rt_evlog_end(r);
 	rt_frames_finish(f, end ? MAX(end->end_ns, last) : last, sum);
 	rt_frames_free(f);
+	if (sum)
+		sum->unknown_funcs = unknown;
+	warn_unknown(r, unknown);
 	return err < 0 ? err : 0;
 }

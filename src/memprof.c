@@ -343,6 +343,7 @@ int rt_memprof_build(struct rt_evlog_reader *r, struct rt_memprof **out)
 	struct rt_memprof *m = xcalloc(1, sizeof(*m));
 	int err;
 
+	*out = NULL;
 	s.m = m;
 	rows_reindex(&s);
 	live_grow(&s.live);

@@ -281,6 +281,8 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	int err = rt_analyse(r, &aopts, &sink, 1, &rep->sum);
 
 	if (err) {
+		/* the summary is filled up to the malformed block */
+		rt_analysis_summary_release(&rep->sum);
 		rt_profile_free(prof);
 		free(rep);
 		return err;

@@ -868,7 +868,7 @@ static int report_log(const struct rt_opts *o, const char *path, FILE *out)
 static int report_memory(struct rt_evlog_reader *r, const struct rt_opts *o,
 			 FILE *out, bool alone)
 {
-	struct rt_memprof *m;
+	struct rt_memprof *m = NULL;
 	int err = rt_memprof_build(r, &m);
 
 	if (err == -ENODATA) {

@@ -101,6 +101,8 @@ static void merge_same(struct tally *t, struct rt_evlog_reader *r)
 {
 	size_t out = 0, group = 0;   /* first output pair of this function */
 
+	if (!t->pairs.n)  /* no calls: no array, and qsort wants one */
+		return;
 	qsort(t->pairs.v, t->pairs.n, sizeof(*t->pairs.v), cmp_func_stack);
 	for (size_t i = 0; i < t->pairs.n; i++) {
 		struct pair *p = &t->pairs.v[i];
@@ -121,13 +123,21 @@ static void merge_same(struct tally *t, struct rt_evlog_reader *r)
 	t->pairs.n = out;
 }
 
+/* The analysis hands on only calls of functions in the log's table; the
+ * fallback keeps this file safe on its own. */
+static const char *func_name(struct rt_evlog_reader *r, uint32_t id)
+{
+	const struct rt_log_func *fn = rt_evlog_func(r, id);
+
+	return fn ? fn->name : "?";
+}
+
 /* By function name, then by calls, most first. */
 static int cmp_pair(const void *a, const void *b, void *arg)
 {
 	const struct pair *x = a, *y = b;
 	struct rt_evlog_reader *r = arg;
-	int c = strcmp(rt_evlog_func(r, x->func)->name,
-		       rt_evlog_func(r, y->func)->name);
+	int c = strcmp(func_name(r, x->func), func_name(r, y->func));
 
 	if (c)
 		return c;
@@ -159,7 +169,7 @@ static void print_text(FILE *out, struct rt_evlog_reader *r,
 
 	for (size_t i = 0; i < t->pairs.n; i++) {
 		const struct pair *p = &t->pairs.v[i];
-		const char *name = rt_evlog_func(r, p->func)->name;
+		const char *name = func_name(r, p->func);
 
 		if (!cur || strcmp(cur, name) != 0) {
 			fprintf(out, "%s%s\n", cur ? "\n" : "", name);
@@ -197,7 +207,7 @@ static void print_json(FILE *out, struct rt_evlog_reader *r,
 		const struct pair *p = &t->pairs.v[i];
 
 		fputs(i ? ",\n  {\"function\": " : "\n  {\"function\": ", out);
-		rt_json_string(out, rt_evlog_func(r, p->func)->name);
+		rt_json_string(out, func_name(r, p->func));
 		fprintf(out, ", \"calls\": %llu, ",
 			(unsigned long long)p->calls);
 		json_frames(out, rt_evlog_stack(r, p->stack));
@@ -218,7 +228,9 @@ int rt_stackview_print(struct rt_evlog_reader *r, const struct rt_opts *o,
 	err = rt_analyse(r, &aopts, &sink, 1, NULL);
 	if (!err) {
 		merge_same(&t, r);
-		qsort_r(t.pairs.v, t.pairs.n, sizeof(*t.pairs.v), cmp_pair, r);
+		if (t.pairs.n)
+			qsort_r(t.pairs.v, t.pairs.n, sizeof(*t.pairs.v),
+				cmp_pair, r);
 		if (o->format == RT_FMT_JSON)
 			print_json(out, r, &t);
 		else

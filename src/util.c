@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -82,18 +83,19 @@ bool str_starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-int read_file(const char *path, char **buf, size_t *len)
+/* Reads @fd to its end, refusing (-EFBIG) more than @max bytes. */
+static int read_fd(int fd, size_t max, char **buf, size_t *len)
 {
 	size_t cap = 4096, n = 0;
-	char *b;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char *b = xmalloc(cap);
 
-	if (fd < 0)
-		return -errno;
-	b = xmalloc(cap);
 	for (;;) {
 		ssize_t r;
 
+		if (n > max) {
+			free(b);
+			return -EFBIG;
+		}
 		if (n + 1 >= cap)
 			b = xrealloc(b, cap *= 2);
 		r = read(fd, b + n, cap - n - 1);
@@ -103,19 +105,49 @@ int read_file(const char *path, char **buf, size_t *len)
 			int err = -errno;
 
 			free(b);
-			close(fd);
 			return err;
 		}
 		if (r == 0)
 			break;
 		n += r;
 	}
-	close(fd);
 	b[n] = '\0';
 	*buf = b;
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int read_file(const char *path, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_fd(fd, SIZE_MAX - 1, buf, len);
+	close(fd);
+	return err;
+}
+
+int read_regular_file(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	else if ((uint64_t)st.st_size > max)
+		err = -EFBIG;
+	else  /* checked again as it is read: the file may grow */
+		err = read_fd(fd, max, buf, len);
+	close(fd);
+	return err;
 }
 
 int write_all(int fd, const void *buf, size_t len)

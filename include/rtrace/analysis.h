@@ -96,6 +96,9 @@ struct rt_analysis_summary {
 	uint32_t threads;
 	uint32_t processes;
 	uint64_t unmatched_exits;    /* exits with no frame (not an error) */
+	uint64_t unknown_funcs;      /* entries of a function the log's table
+				      * does not hold (a damaged log): left
+				      * out, with their calls */
 	uint64_t unwound;            /* calls closed as RT_CALL_UNWOUND */
 	uint64_t incomplete;
 	uint64_t stop_cost_ns;       /* compensation per stop among close
@@ -111,8 +114,11 @@ struct rt_analysis_summary {
 void rt_analysis_summary_release(struct rt_analysis_summary *sum);
 
 /* Reads every event of @r from the start and feeds the calls to @sinks
- * (an array of @nsinks).  Fills @sum when non-NULL.  Returns 0, or -errno
- * when the log is unreadable (already logged). */
+ * (an array of @nsinks).  Fills @sum when non-NULL.  Every call handed to
+ * a sink names functions of the log's table (rt_evlog_func() is not NULL
+ * for c->func and each id of c->stack): an entry naming another id is
+ * left out, counted in sum->unknown_funcs and warned about once per log.
+ * Returns 0, or -errno when the log is unreadable (already logged). */
 int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	       const struct rt_sink *sinks, size_t nsinks,
 	       struct rt_analysis_summary *sum);

@@ -60,8 +60,8 @@ struct rt_memprof {
 
 /* Reads the log of @r (two passes: the second finds who held the memory at
  * the peak) and builds its memory profile.  Returns 0, -ENODATA when the
- * log holds no allocator probes (recorded without --mem), or -errno.
- * Free with rt_memprof_free(). */
+ * log holds no allocator probes (recorded without --mem), or -errno;
+ * *@out is NULL on failure.  Free with rt_memprof_free(). */
 int rt_memprof_build(struct rt_evlog_reader *r, struct rt_memprof **out);
 
 /* Frees a profile; accepts NULL. */

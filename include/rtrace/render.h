@@ -107,4 +107,17 @@ void rt_put_u64(FILE *out, uint64_t v);
 void rt_put_fixed(FILE *out, uint64_t v, int digits, int width);
 void rt_put_spaces(FILE *out, size_t n);
 
+/* The views that indent by call depth (tree, replay, the HTML call tree)
+ * indent at most RT_INDENT_LEVELS levels: recursion 40,000 deep would
+ * otherwise make their output grow with lines times depth (gigabytes of
+ * spaces).  A deeper line is indented as that level, and its depth is
+ * written as a number, "[40000] ", before the name.  Folded stacks keep as
+ * many outermost frames, then one "[N frames]" frame, then the function. */
+#define RT_INDENT_LEVELS 32
+
+/* Writes the indentation of @levels levels of @width columns each, capped
+ * as above, with "[@depth] " when capped.  Returns whether it was. */
+bool rt_put_indent(FILE *out, uint32_t levels, unsigned width,
+		   uint32_t depth);
+
 #endif

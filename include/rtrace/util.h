@@ -36,6 +36,11 @@ bool str_starts(const char *s, const char *prefix);
  * returns 0 or -errno. *len gets the byte count when non-NULL. */
 int read_file(const char *path, char **buf, size_t *len);
 
+/* read_file() for input a person gives: -EINVAL when @path is not a
+ * regular file (a directory, a device, a pipe), -EFBIG when it holds more
+ * than @max bytes; nothing is allocated then. */
+int read_regular_file(const char *path, size_t max, char **buf, size_t *len);
+
 /* Writes @len bytes, retrying short writes and EINTR; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 

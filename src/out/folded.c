@@ -29,6 +29,24 @@ static void append_name(strbuf *path, const char *name)
 		path->v[path->n++] = name[i] == ';' ? ':' : name[i];
 }
 
+/* A context deeper than RT_INDENT_LEVELS: @path holds the outermost
+ * frames, then the frames between them and the function are one frame,
+ * "[N frames]".  A line per context of the whole path would make the
+ * output grow with contexts times depth; this keeps each function's
+ * weight, which the last frame carries. */
+static void write_deep(FILE *out, const strbuf *path,
+		       const struct rt_cct_node *nd, const char *name,
+		       uint64_t w)
+{
+	strbuf self = { 0 };
+
+	append_name(&self, name);
+	fprintf(out, "%.*s;[%u frames];%.*s %llu\n", (int)path->n, path->v,
+		nd->depth - 1 - RT_INDENT_LEVELS, (int)self.n, self.v,
+		(unsigned long long)w);
+	vec_free(&self);
+}
+
 int rt_folded_write(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 {
 	bool calls = v->o->weight == RT_WEIGHT_CALLS;
@@ -43,6 +61,11 @@ int rt_folded_write(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 		/* back to the path of its parent, then its own frame */
 		while (mark.n && mark.n >= nd->depth)
 			path.n = mark.v[--mark.n];
+		if (nd->depth > RT_INDENT_LEVELS) {
+			if (w)
+				write_deep(out, &path, nd, rt_cct_name(t, n), w);
+			continue;
+		}
 		vec_push(&mark, path.n);
 		append_name(&path, rt_cct_name(t, n));
 		if (w)

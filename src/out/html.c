@@ -148,17 +148,22 @@ static void write_table(FILE *out, const struct rt_report *rep)
 /* ---- the call tree ----------------------------------------------------------- */
 
 /* The figures in fixed columns, then the name indented by its depth: the
- * lists themselves are not indented, so the columns stay aligned. */
-static void tree_label(FILE *out, const struct rt_cct *t, uint32_t n)
+ * lists themselves are not indented, so the columns stay aligned.  The
+ * <details> nest one level per depth, each opened and closed once, so
+ * only the indentation could grow with depth: it is capped.  Returns
+ * whether it was. */
+static bool tree_label(FILE *out, const struct rt_cct *t, uint32_t n)
 {
 	const struct rt_cct_node *nd = rt_cct_node(t, n);
 	char c[32], tt[32], s[32];
+	bool capped;
 
-	fprintf(out, "%10s %s %s  %*s", rt_fmt_count(c, sizeof(c), nd->calls),
+	fprintf(out, "%10s %s %s  ", rt_fmt_count(c, sizeof(c), nd->calls),
 		rt_fmt_duration_col(tt, sizeof(tt), nd->total, 11),
-		rt_fmt_duration_col(s, sizeof(s), nd->self, 11),
-		(int)(nd->depth - 1) * 2, "");
+		rt_fmt_duration_col(s, sizeof(s), nd->self, 11));
+	capped = rt_put_indent(out, nd->depth - 1, 2, nd->depth);
 	rt_xml_string(out, rt_cct_name(t, n));
+	return capped;
 }
 
 static bool has_shown_child(const struct rt_cct *t, const bool *shown,
@@ -197,6 +202,7 @@ static void write_tree(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 	bool *shown = xcalloc(rt_cct_size(t) + 1, sizeof(*shown));
 	uint32_t open = 0;  /* depth of the innermost unclosed <details> */
 	size_t hidden;
+	bool capped = false;
 
 	rt_cct_sort(t, RT_CCT_BY_TOTAL);
 	hidden = prune(t, v->o, shown);
@@ -214,13 +220,13 @@ static void write_tree(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 			fputs("</ul></details></li>\n", out);
 		if (!has_shown_child(t, shown, n)) {
 			fputs("<li><span class=\"leaf\">", out);
-			tree_label(out, t, n);
+			capped |= tree_label(out, t, n);
 			fputs("</span></li>\n", out);
 			continue;
 		}
 		fprintf(out, "<li><details%s><summary>",
 			d <= OPEN_LEVELS ? " open" : "");
-		tree_label(out, t, n);
+		capped |= tree_label(out, t, n);
 		fputs("</summary><ul>\n", out);
 		open = d;
 	}
@@ -231,6 +237,10 @@ static void write_tree(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 		fprintf(out, "<p class=\"note\">%zu more calling contexts, each "
 			"under 0.01%% of the total time or below --depth and "
 			"--min-total (rtrace tree lists them all).</p>\n", hidden);
+	if (capped)
+		fprintf(out, "<p class=\"note\">Contexts deeper than %d levels "
+			"are indented as level %d, their depth in brackets."
+			"</p>\n", RT_INDENT_LEVELS, RT_INDENT_LEVELS);
 	free(shown);
 }
 

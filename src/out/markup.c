@@ -68,6 +68,20 @@ void rt_put_spaces(FILE *out, size_t n)
 	fwrite_unlocked(spaces, 1, n, out);
 }
 
+bool rt_put_indent(FILE *out, uint32_t levels, unsigned width,
+		   uint32_t depth)
+{
+	if (levels <= RT_INDENT_LEVELS) {
+		rt_put_spaces(out, (size_t)levels * width);
+		return false;
+	}
+	rt_put_spaces(out, (size_t)RT_INDENT_LEVELS * width);
+	fputc_unlocked('[', out);
+	rt_put_u64(out, depth);
+	fputs_unlocked("] ", out);
+	return true;
+}
+
 static char *fixed(char *end, uint64_t v, int digits);
 
 /* rt_fmt_duration() without printf's floating point, which the replay

@@ -194,7 +194,8 @@ int rt_memprof_print(FILE *out, const struct rt_memprof *m,
 	struct order ord = { o->sort, r };
 	size_t n = m->nrows;
 
-	qsort_r(m->rows, m->nrows, sizeof(*m->rows), cmp_rows, &ord);
+	if (m->nrows)  /* no rows: no array, and qsort_r wants one */
+		qsort_r(m->rows, m->nrows, sizeof(*m->rows), cmp_rows, &ord);
 	if (o->limit > 0 && (size_t)o->limit < n)
 		n = o->limit;
 	if (o->format == RT_FMT_JSON) {

@@ -29,6 +29,7 @@ struct rt_replay {
 	bool times;            /* false for a log of entries only */
 	struct pending p;
 	uint64_t lines;
+	bool capped;           /* a line was deeper than RT_INDENT_LEVELS */
 };
 
 static bool in_window(const struct rt_replay *rp, uint64_t ts)
@@ -80,7 +81,8 @@ static void print_columns(struct rt_replay *rp, uint64_t ts, const char *dur,
 	fputc_unlocked(' ', rp->out);
 	fputs_unlocked(dur, rp->out);
 	rt_put_fixed(rp->out, tid, 0, 9);
-	rt_put_spaces(rp->out, 2 + (size_t)depth * 2);
+	rt_put_spaces(rp->out, 2);
+	rp->capped |= rt_put_indent(rp->out, depth, 2, depth);
 	rp->lines++;
 }
 
@@ -185,6 +187,10 @@ int rt_replay_finish(struct rt_replay *rp)
 	flush_pending(rp);
 	if (!rp->lines)
 		fputs("(no traced call in the selection)\n", rp->out);
+	if (rp->capped)
+		fprintf(rp->out, "# calls deeper than %d levels are indented "
+			"as level %d, their depth in brackets\n",
+			RT_INDENT_LEVELS, RT_INDENT_LEVELS);
 	err = ferror(rp->out) ? -EIO : 0;
 	free(rp);
 	return err;

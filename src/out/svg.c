@@ -94,16 +94,19 @@ static void colour(FILE *out, const char *name)
 		(unsigned)((h >> 16) % 231), (unsigned)((h >> 32) % 56));
 }
 
-/* The part of @name that fits @w px ("..", or nothing, when cut). */
+/* The part of @name that fits @w px ("..", or nothing, when cut).  The
+ * weights of a damaged log can add up past 2^64 and make @w anything,
+ * NaN included: it is compared as a double before any conversion. */
 static void label(FILE *out, const char *name, double w)
 {
-	int fit = (int)((w - 6) / CHAR_W);
-	size_t len = strlen(name), k;
+	double cols = (w - 6) / CHAR_W;
+	size_t len = strlen(name), k, fit;
 	char *cut;
 
-	if (fit < 3)
+	if (!(cols >= 3))
 		return;
-	if (len <= (size_t)fit) {
+	fit = cols >= (double)len ? len : (size_t)cols;
+	if (len <= fit) {
 		rt_xml_string(out, name);
 		return;
 	}

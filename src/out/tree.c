@@ -80,12 +80,19 @@ static void print_header(FILE *out, const struct rt_view_ctx *v)
 }
 
 /* The branches left of node @n: for each ancestor below the top level,
- * a bar when more of its siblings follow. */
-static void print_branches(FILE *out, const struct walk *w, uint32_t n)
+ * a bar when more of its siblings follow.  Past RT_INDENT_LEVELS, blanks
+ * and the depth: the ancestors are not walked, so a tree as deep as it is
+ * long costs time and output linear in its size.  Returns whether the
+ * line was capped. */
+static bool print_branches(FILE *out, const struct walk *w, uint32_t n)
 {
 	const struct rt_cct_node *nd = rt_cct_node(w->t, n);
 	uint32_t depth = nd->depth, i = depth;
-	bool *more = xcalloc(depth + 1, sizeof(*more));
+	bool *more;
+
+	if (depth - 1 > RT_INDENT_LEVELS)
+		return rt_put_indent(out, depth - 1, 3, depth);
+	more = xcalloc(depth + 1, sizeof(*more));
 
 	for (uint32_t a = n; a; a = rt_cct_node(w->t, a)->parent)
 		more[i--] = next_shown(w, rt_cct_node(w->t, a)->next) != 0;
@@ -94,21 +101,25 @@ static void print_branches(FILE *out, const struct walk *w, uint32_t n)
 	if (depth > 1)
 		fputs(more[depth] ? "├─ " : "└─ ", out);
 	free(more);
+	return false;
 }
 
-static void print_node(FILE *out, const struct walk *w, uint32_t n)
+/* Returns whether the line's indentation was capped. */
+static bool print_node(FILE *out, const struct walk *w, uint32_t n)
 {
 	const struct rt_cct_node *nd = rt_cct_node(w->t, n);
 	char t[32], s[32];
+	bool capped;
 
 	fprintf(out, "%10llu %s %s  ", (unsigned long long)nd->calls,
 		rt_fmt_duration_col(t, sizeof(t), nd->total, 11),
 		rt_fmt_duration_col(s, sizeof(s), nd->self, 11));
-	print_branches(out, w, n);
+	capped = print_branches(out, w, n);
 	fputs(rt_cct_name(w->t, n), out);
 	if (nd->unwound)
 		fprintf(out, " [%llu unwound]", (unsigned long long)nd->unwound);
 	fputc('\n', out);
+	return capped;
 }
 
 static void write_text(FILE *out, const struct rt_view_ctx *v, struct walk *w,
@@ -116,10 +127,11 @@ static void write_text(FILE *out, const struct rt_view_ctx *v, struct walk *w,
 {
 	unsigned closed;
 	size_t shown = 0;
+	bool capped = false;
 
 	print_header(out, v);
 	for (uint32_t n = walk_next(w, &closed); n; n = walk_next(w, &closed)) {
-		print_node(out, w, n);
+		capped |= print_node(out, w, n);
 		shown++;
 	}
 	if (!shown && !hidden)
@@ -127,6 +139,10 @@ static void write_text(FILE *out, const struct rt_view_ctx *v, struct walk *w,
 	if (hidden)
 		fprintf(out, "... %zu more calling contexts (--depth, "
 			"--min-total)\n", hidden);
+	if (capped)
+		fprintf(out, "contexts deeper than %d levels are indented as "
+			"level %d, their depth in brackets.\n",
+			RT_INDENT_LEVELS, RT_INDENT_LEVELS);
 	fputs("\ncalls, total and self are those of the function called "
 	      "through the path above it;\ntotal: time from entry to return, "
 	      "callees included; self: total minus traced callees.\n", out);

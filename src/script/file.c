@@ -14,6 +14,10 @@
 #include "script-int.h"
 
 #define SOURCE_DEPTH_MAX 16
+/* A command file is a few lines written by hand: a larger one is not a
+ * command file (a binary or a log given by mistake), and /dev/zero or a
+ * pipe would be read without end. */
+#define SCRIPT_SIZE_MAX (1u << 20)
 
 struct rt_script *rt_script_new(void)
 {
@@ -141,10 +145,26 @@ static char *beside(const char *from, const char *path)
 static void parse_line(struct rt_script *s, const char *file, unsigned line,
 		       const char *text, bool flatten);
 
+/* Reads the command file @path; 0 or -errno, with the reason for a
+ * person in *@why. */
+static int read_script(const char *path, char **text, size_t *len,
+		       const char **why)
+{
+	int err = read_regular_file(path, SCRIPT_SIZE_MAX, text, len);
+
+	if (err == -EINVAL)
+		*why = "not a regular file";
+	else if (err == -EFBIG)
+		*why = "larger than 1 MiB, not a command file";
+	else
+		*why = strerror(-err);
+	return err;
+}
+
 static void source_file(struct rt_script *s, const struct rt_script_cmd *c)
 {
 	char *path = beside(c->file, c->words[0]), *text;
-	const char *name = rt_script_file_name(s, path);
+	const char *name = rt_script_file_name(s, path), *why;
 	int err;
 
 	free(path);
@@ -154,10 +174,10 @@ static void source_file(struct rt_script *s, const struct rt_script_cmd *c)
 				SOURCE_DEPTH_MAX, name);
 		return;
 	}
-	err = read_file(name, &text, NULL);
+	err = read_script(name, &text, NULL, &why);
 	if (err) {
 		rt_script_error(s, c->file, c->line, c->cols[0], "source: "
-				"cannot read %s: %s", name, strerror(-err));
+				"cannot read %s: %s", name, why);
 		return;
 	}
 	s->depth++;
@@ -218,13 +238,13 @@ size_t rt_script_parse_file(struct rt_script *s, const char *path)
 {
 	const char *name = rt_script_file_name(s, path);
 	size_t before = s->errors.n;
+	const char *why;
 	char *text;
 	size_t len;
-	int err = read_file(path, &text, &len);
+	int err = read_script(path, &text, &len, &why);
 
 	if (err) {
-		rt_script_error(s, name, 0, 0, "cannot read it: %s",
-				strerror(-err));
+		rt_script_error(s, name, 0, 0, "cannot read it: %s", why);
 		return 1;
 	}
 	if (strlen(text) != len)

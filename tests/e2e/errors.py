@@ -397,6 +397,22 @@ def scenario_script_missing(cx):
     return ["-x", cx.path("nosuch.rtx")], {"file": cx.path("nosuch.rtx")}
 
 
+def scenario_script_not_regular(cx):
+    return ["-x", "/dev/zero"], {"file": "/dev/zero"}, {"preexec": _limit_memory}
+
+
+def scenario_script_too_large(cx):
+    path = cx.path("big.rtx")
+    with open(path, "w") as f:
+        f.write(("# a comment line\n" * 70000))  # 1.1 MiB
+    return ["-x", path], {"file": path}, {"preexec": _limit_memory}
+
+
+def _limit_memory():
+    # reading without end would meet this limit, not fill the machine
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
 def scenario_bad_format(cx):
     return ["report", "--format", "xml", cx.log()], {}
 

@@ -30,6 +30,14 @@ unwind, tail calls), then checks every view of each log against
   live       `rtrace --tree --export chrome:F --export folded:F ...` (the
              first case): the tree replaces the table on stderr, and the
              files hold what `rtrace export` makes of the run's log
+  damaged    the log of the recursion case with one entry's function id
+             set to 0xE3000000, and with a malformed FUNCS block: tree,
+             replay, every export, --graph, --mem, --stacks and the table
+             end with status 0 or 2, one error line at most, under a
+             1 GiB address-space limit
+  deep       deeprec recursing 40,000 deep: tree, replay, the html and
+             folded exports write less than 64 MB each (an indentation
+             per level made gigabytes)
 
 Prints one row per check, OK / NG / SKIP, and exits 1 if any is NG.
 Python 3 standard library only.
@@ -37,6 +45,8 @@ Python 3 standard library only.
 
 import argparse
 import collections
+import resource
+import struct
 import decimal
 import json
 import os
@@ -299,6 +309,107 @@ def check_live(t, case, opts, exe, fixture, args, tmp):
               f.read() == rtrace(opts, "export", "--format", "folded", log))
 
 
+# ---- damaged logs and deep recursion --------------------------------------
+
+def _blocks(b):
+    off = struct.unpack_from("<I", b, 12)[0]  # header length
+    while off + 8 <= len(b):
+        kind, n = struct.unpack_from("<II", b, off)
+        yield kind, off + 8, n
+        off += 8 + n
+
+
+def damage_func_id(b):
+    """The first entry event (docs/log-format.md, EVENTS) names function
+    0xE3000000, which the table does not hold."""
+    b = bytearray(b)
+    for kind, at, n in _blocks(b):
+        for r in range(at, at + n, 40) if kind == 3 else ():
+            if b[r + 36] == 1:
+                struct.pack_into("<I", b, r + 32, 0xE3000000)
+                return bytes(b)
+    raise ValueError("no entry event in the log")
+
+
+def damage_funcs(b):
+    """The first FUNCS row's name is longer than 1 MiB: malformed."""
+    b = bytearray(b)
+    for kind, at, n in _blocks(b):
+        if kind == 2:
+            struct.pack_into("<I", b, at + 4 + 32, 0x7FFFFFFF)
+            return bytes(b)
+    raise ValueError("no function table in the log")
+
+
+def _one_gib():
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+
+VIEWS = [["tree"], ["replay"], ["report", "--graph", "*"],
+         ["report", "--mem"], ["report", "--stacks"], ["report"]] + \
+        [["export", "--format", f] for f in ("chrome", "folded", "svg", "html")]
+
+
+def check_damaged(t, case, opts, log, tmp):
+    with open(log, "rb") as f:
+        good = f.read()
+    for name, damage in (("func 0xE3000000", damage_func_id),
+                         ("bad FUNCS", damage_funcs)):
+        bad = os.path.join(tmp, "damaged.rtrace")
+        with open(bad, "wb") as f:
+            f.write(damage(good))
+        for view in VIEWS:
+            p = subprocess.run([opts.rtrace] + view + [bad],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               preexec_fn=_one_gib, timeout=120)
+            lines = p.stderr.decode(errors="replace").splitlines()
+            errors = [l for l in lines if not l.startswith("rtrace: warning: ")]
+            ok = (p.returncode in (0, 2) and len(errors) <= 1 and
+                  all(l.startswith("rtrace: ") for l in lines))
+            t.row(case, "%s: %s" % (name, " ".join(view)), ok,
+                  "0/2, 1 line", "%d, %d lines" % (p.returncode, len(lines)),
+                  detail=p.stderr.decode(errors="replace"))
+
+
+def output_size(cmd, cap):
+    """Bytes @cmd writes on stdout, reading no further than @cap."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    n = 0
+    try:
+        while n <= cap:
+            chunk = p.stdout.read(1 << 20)
+            if not chunk:
+                break
+            n += len(chunk)
+    finally:
+        p.kill()
+        p.wait()
+    return n
+
+
+def check_deep(opts, t):
+    case, depth, cap = "deeprec-O0", 40000, 64 << 20
+    try:
+        exe = build(opts, "deeprec", "0")
+    except (RuntimeError, OSError) as e:
+        t.row(case, "build", False, detail=e)
+        return
+    tmp = tempfile.mkdtemp(prefix="rtrace-views.")
+    try:
+        log = os.path.join(tmp, "deep.rtrace")
+        run([opts.rtrace, "record", "-q", "-o", log, "-f", "deeprec::*",
+             "--", exe, str(depth), "1"], cwd=tmp)
+        for view in (["tree"], ["replay"], ["export", "--format", "html"],
+                     ["export", "--format", "folded"]):
+            n = output_size([opts.rtrace] + view + [log], cap)
+            t.row(case, "depth %d: %s" % (depth, " ".join(view)),
+                  n <= cap, "<= %d MB" % (cap >> 20), "%.1f MB" % (n / 1e6))
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+        t.row(case, "run", False, detail=e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_case(opts, t, fixture, args, opt):
     case = "%s-O%s" % (fixture, opt)
     try:
@@ -319,6 +430,8 @@ def check_case(opts, t, fixture, args, opt):
         check_chrome_raw(t, case, opts, log)
         if (fixture, args, opt) == CASES[0]:
             check_live(t, case, opts, exe, fixture, args, tmp)
+        if fixture == "recursion":
+            check_damaged(t, case, opts, log, tmp)
     except (RuntimeError, OSError, subprocess.TimeoutExpired, ValueError,
             KeyError) as e:
         t.row(case, "run", False, detail=e)
@@ -341,6 +454,7 @@ def main():
     t = Table()
     for fixture, args, opt in CASES:
         check_case(opts, t, fixture, args, opt)
+    check_deep(opts, t)
     return 1 if t.ng else 0
 
 
