@@ -36,6 +36,7 @@ enum long_only {
 	OPT_MEM,
 	OPT_HEAP_SERIES,
 	OPT_ENGINE,
+	OPT_INLINED,
 	OPT_NO_INLINED,
 };
 
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "coverage", no_argument, NULL, OPT_COVERAGE },
 	{ "stats", no_argument, NULL, OPT_STATS },
 	{ "engine", required_argument, NULL, OPT_ENGINE },
+	{ "inlined", no_argument, NULL, OPT_INLINED },
 	{ "no-inlined", no_argument, NULL, OPT_NO_INLINED },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -144,10 +146,11 @@ static const char help_text[] =
 "                       stop, where that is provably safe, and a\n"
 "                       breakpoint elsewhere (-l says where and why);\n"
 "                       trap: a breakpoint everywhere, a stop per hit\n"
-"      --no-inlined     count only the out-of-line calls: no probe at the\n"
-"                       places where the compiler inlined a selected\n"
-"                       function (by default each such call counts, from\n"
-"                       the DWARF's inlined instances)\n"
+"      --inlined        count the calls the compiler inlined too: a\n"
+"                       breakpoint at each place the DWARF says a selected\n"
+"                       function was inlined (a stop per such call; a\n"
+"                       function that exists only inlined can be selected)\n"
+"      --no-inlined     out-of-line calls only (the default)\n"
 "\n"
 "Reporting (report, and the live report):\n"
 "      --format=FMT     text (default), json or csv\n"
@@ -350,7 +353,8 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case 'x': o->cmd = RT_CMD_SCRIPT; o->script_path = arg; break;
 	case 'i': o->cmd = RT_CMD_PROMPT; break;
 	case OPT_NO_FOLLOW: o->no_follow = true; break;
-	case OPT_NO_INLINED: o->no_inlined = true; break;
+	case OPT_INLINED: o->inlined = true; break;
+	case OPT_NO_INLINED: o->inlined = false; break;
 	case OPT_COUNT: o->count_only = true; break;
 	case OPT_COVERAGE: o->coverage = true; break;
 	case OPT_STATS: o->stats = true; break;
@@ -518,7 +522,7 @@ static void unset_flag(int c, struct rt_opts *o)
 	case 'q': o->quiet = false; rt_log_verbose = 0; break;
 	case 'v': rt_log_verbose = MIN(rt_log_verbose, 0); break;
 	case OPT_NO_FOLLOW: o->no_follow = false; break;
-	case OPT_NO_INLINED: o->no_inlined = false; break;
+	case OPT_INLINED: o->inlined = false; break;
 	case OPT_COUNT: o->count_only = false; break;
 	case OPT_COVERAGE: o->coverage = false; break;
 	case OPT_STATS: o->stats = false; break;

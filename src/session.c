@@ -135,6 +135,20 @@ static size_t matches_before_excludes(const struct target *t, size_t i)
 	return n;
 }
 
+/* Whether include glob @i, which selects no symbol, selects functions
+ * that exist only as inlined instances: a pattern the compiler made
+ * vanish is not a typo, and the user is told how to count it. */
+static bool only_inlined(struct target *t, size_t i)
+{
+	struct rt_inlined *inl = NULL;
+	bool found;
+
+	rt_inlined_find(t->syms, t->matcher, t->idx, t->n, &inl);
+	found = rt_matcher_hits(t->matcher, i) != 0;
+	rt_inlined_free(inl);
+	return found;
+}
+
 /* A pattern must match in the program, unless the program starts others
  * (cargo running test binaries) and rtrace follows them: it is matched
  * again after every exec. */
@@ -153,6 +167,12 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 			pr_err("pattern '%s' matches %zu function%s in %s, and "
 			       "the excludes (-e) take away every one",
 			       t->include.v[i], n, n == 1 ? "" : "s", t->path);
+			return RT_EXIT_USAGE;
+		}
+		if (!o->inlined && only_inlined(t, i)) {
+			pr_err("pattern '%s' matches only functions the "
+			       "compiler inlined everywhere in %s: --inlined "
+			       "counts their calls", t->include.v[i], t->path);
 			return RT_EXIT_USAGE;
 		}
 		if (later) {
@@ -194,7 +214,7 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 	t->n = rt_select_funcs(t->syms, t->matcher, &t->idx);
 	/* a function the compiler inlined everywhere is selected too: by
 	 * its instances */
-	if (!o->no_inlined)
+	if (o->inlined)
 		rt_inlined_find(t->syms, t->matcher, t->idx, t->n, &t->inl);
 	/* a script says which of its lines holds a pattern that failed */
 	if (o->hooks && o->hooks->check &&
@@ -603,7 +623,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
 		.first_n = t->n, .first_inlined = t->inl,
-		.inlined = !o->no_inlined,
+		.inlined = o->inlined,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
@@ -667,7 +687,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
-		.first_inlined = t->inl, .inlined = !o->no_inlined,
+		.first_inlined = t->inl, .inlined = o->inlined,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,

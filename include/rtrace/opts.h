@@ -77,8 +77,8 @@ struct rt_opts {
 	char **argv;               /* program and arguments (not owned) */
 	int argc;
 	bool no_follow;            /* --no-follow */
-	bool no_inlined;           /* --no-inlined: no probes at inlined
-				    * instances */
+	bool inlined;              /* --inlined: a probe at each inlined
+				    * instance of a selected function */
 	bool raw_times;            /* --raw-times */
 	bool count_only;           /* --count: entries only, no times */
 	enum rt_engine engine;     /* --engine */

@@ -1,10 +1,11 @@
-# Calls the compiler inlined count like the others: the same COUNTs at -O0
+# With --inlined, calls the compiler inlined count like the others: the same COUNTs at -O0
 # (where little is inlined) and -O3 (where these functions exist only as
 # inlined instances), including a function that exists only inlined, a
 # generic, mutual recursion folded into one function and a closure.
 fixture = "inlined"
 args = ["100"]
 patterns = ["inlined::*"]
+record_options = ["--inlined"]
 inlined = {
     "0": ["inlined::is_small", "inlined::weigh"],
     "3": ["inlined::is_small", "inlined::weigh", "inlined::classify",
