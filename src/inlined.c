@@ -345,8 +345,9 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 		seen_grow(&w);
 		walk_units(&w, dw);
 		drop_empty(in);
-		qsort(in->sites.v, in->sites.n, sizeof(*in->sites.v),
-		      cmp_site);
+		if (in->sites.n)  /* qsort wants storage even for none */
+			qsort(in->sites.v, in->sites.n, sizeof(*in->sites.v),
+			      cmp_site);
 	}
 	pr_dbg("%zu inlined functions selected, %zu instances", in->funcs.n,
 	       in->sites.n);
