@@ -416,6 +416,22 @@ static bool is_helper(const struct rt_frames *f, uint64_t addr)
 	return false;
 }
 
+/* A call with no extent, entered and left at once: every sink sees both. */
+static void point_call(struct rt_frames *f, struct thread_state *t,
+		       const struct rt_call *c)
+{
+	f->sum.calls++;
+	f->info.v[t->seq - 1].calls++;
+	if (!t->named)
+		refresh_name(f, t);
+	for (size_t i = 0; i < f->nsinks; i++) {
+		if (f->sinks[i].enter)
+			f->sinks[i].enter(f->sinks[i].ctx, c);
+		if (f->sinks[i].leave)
+			f->sinks[i].leave(f->sinks[i].ctx, c);
+	}
+}
+
 /* A log of entries only (--count, --coverage): each entry is a call with
  * no time and no known caller. */
 static void count_entry(struct rt_frames *f, struct thread_state *t,
@@ -429,16 +445,7 @@ static void count_entry(struct rt_frames *f, struct thread_state *t,
 	};
 
 	c.end = c.start;
-	f->sum.calls++;
-	f->info.v[t->seq - 1].calls++;
-	if (!t->named)
-		refresh_name(f, t);
-	for (size_t i = 0; i < f->nsinks; i++) {
-		if (f->sinks[i].enter)
-			f->sinks[i].enter(f->sinks[i].ctx, &c);
-		if (f->sinks[i].leave)
-			f->sinks[i].leave(f->sinks[i].ctx, &c);
-	}
+	point_call(f, t, &c);
 }
 
 /* The entry of a call the compiler inlined: a call of the function, in
@@ -458,17 +465,8 @@ static void inlined_entry(struct rt_frames *f, struct thread_state *t,
 	c.start = c.end = timeline(f, t, ev->ts);
 	vec_push(&t->ids, ev->func);
 	c.stack = t->ids.v;
-	f->sum.calls++;
 	f->sum.inlined_calls++;
-	f->info.v[t->seq - 1].calls++;
-	if (!t->named)
-		refresh_name(f, t);
-	for (size_t i = 0; i < f->nsinks; i++) {
-		if (f->sinks[i].enter)
-			f->sinks[i].enter(f->sinks[i].ctx, &c);
-		if (f->sinks[i].leave)
-			f->sinks[i].leave(f->sinks[i].ctx, &c);
-	}
+	point_call(f, t, &c);
 	t->ids.n--;
 }
 

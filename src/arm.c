@@ -217,13 +217,9 @@ static bool site_ours(const uint8_t *buf, rt_raddr lo,
 static const char *probe_func_name(const struct rt_plan *plan,
 				   const struct rt_probe *pr)
 {
-	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
-		const struct rt_plan_func *f = rt_plan_func(plan, i);
+	const struct rt_plan_func *f = rt_plan_func_by_id(plan, pr->func);
 
-		if (f->id == pr->func)
-			return f->fn->name;
-	}
-	return NULL;
+	return f ? f->fn->name : NULL;
 }
 
 static void keep_site(struct rt_arm_kept *kept, const struct rt_plan *plan,

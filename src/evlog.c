@@ -196,23 +196,6 @@ static void close_events(struct rt_evlog_writer *w)
 	w->evlim = 0;
 }
 
-/* write_all(), saying how much reached the file when it fails midway. */
-static int write_counted(int fd, const uint8_t *buf, size_t len, size_t *done)
-{
-	*done = 0;
-	while (*done < len) {
-		ssize_t n = write(fd, buf + *done, len - *done);
-
-		rt_syscalls++;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -ENOSPC;
-		*done += (size_t)n;
-	}
-	return 0;
-}
-
 /* Whole event records in the first @done bytes of staged blocks @buf: the
  * events a reader finds in a log cut there. */
 static uint64_t events_within(const uint8_t *buf, size_t len, size_t done)
@@ -243,7 +226,7 @@ static int flush(struct rt_evlog_writer *w)
 		return w->err;
 	rt_fault("flush");
 	t0 = now_ns();
-	rc = write_counted(w->fd, w->buf, w->len, &done);
+	rc = write_all_done(w->fd, w->buf, w->len, &done);
 	w->write_ns += now_ns() - t0;
 	if (rc < 0) {
 		/* what did reach the file is in the log: count it there */

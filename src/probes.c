@@ -945,6 +945,15 @@ const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i)
 	return &p->funcs.v[i];
 }
 
+const struct rt_plan_func *rt_plan_func_by_id(const struct rt_plan *p,
+					      uint32_t id)
+{
+	uint32_t first = p->funcs.n ? p->funcs.v[0].id : 0;
+
+	return id >= first && id - first < p->funcs.n ? &p->funcs.v[id - first]
+						      : NULL;
+}
+
 const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
 				    const struct rt_probe *pr, size_t *n)
 {

@@ -456,13 +456,8 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
  * takes it. */
 static bool inline_func_known(const struct rt_process *p, uint32_t func)
 {
-	const struct rt_plan *plan = p->img ? p->img->plan : NULL;
-	uint32_t first;
-
-	if (!plan || !rt_plan_nfuncs(plan))
-		return false;
-	first = rt_plan_func(plan, 0)->id;
-	return func >= first && func - first < rt_plan_nfuncs(plan);
+	return p->img && p->img->plan &&
+	       rt_plan_func_by_id(p->img->plan, func);
 }
 
 static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
@@ -569,19 +564,15 @@ static const struct rt_regs *bell_site(const struct rt_thread *th,
 {
 	const struct rt_plan *plan = th->proc->img ? th->proc->img->plan
 						   : NULL;
+	const struct rt_plan_func *pf;
 	struct rt_rec_state st;
-	uint32_t first;
 
 	rt_arch_rec_state(&th->regs, &st);
-	if (!plan || !rt_plan_nfuncs(plan))
-		return NULL;
-	first = rt_plan_func(plan, 0)->id;
-	if ((uint32_t)st.word < first ||
-	    (uint32_t)st.word - first >= rt_plan_nfuncs(plan))
+	pf = plan ? rt_plan_func_by_id(plan, (uint32_t)st.word) : NULL;
+	if (!pf)
 		return NULL;
 	*at = th->regs;
-	rt_arch_set_ip(at, rt_plan_func(plan, (uint32_t)st.word - first)
-				   ->fn->addr + rt_plan_bias(plan));
+	rt_arch_set_ip(at, pf->fn->addr + rt_plan_bias(plan));
 	rt_arch_set_sp(at, st.sp);
 	return at;
 }

@@ -150,12 +150,13 @@ int read_regular_file(const char *path, size_t max, char **buf, size_t *len)
 	return err;
 }
 
-int write_all(int fd, const void *buf, size_t len)
+int write_all_done(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
 
-	while (len) {
-		ssize_t w = write(fd, p, len);
+	*done = 0;
+	while (*done < len) {
+		ssize_t w = write(fd, p + *done, len - *done);
 
 		rt_syscalls++;
 		if (w < 0 && errno == EINTR)
@@ -164,10 +165,16 @@ int write_all(int fd, const void *buf, size_t len)
 			return -errno;
 		if (w == 0)
 			return -ENOSPC;
-		p += w;
-		len -= w;
+		*done += (size_t)w;
 	}
 	return 0;
+}
+
+int write_all(int fd, const void *buf, size_t len)
+{
+	size_t done;
+
+	return write_all_done(fd, buf, len, &done);
 }
 
 int fd_set_cloexec(int fd)

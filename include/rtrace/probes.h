@@ -224,6 +224,12 @@ const struct rt_probe *rt_plan_lookup(const struct rt_plan *p, rt_raddr addr);
 size_t rt_plan_nfuncs(const struct rt_plan *p);
 const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i);
 
+/* The function with log id @id, or NULL when the plan has none (an id
+ * read from the program's memory is checked here).  Valid until the plan
+ * is freed. */
+const struct rt_plan_func *rt_plan_func_by_id(const struct rt_plan *p,
+					      uint32_t id);
+
 /* The inlined calls that begin at probe @pr (RT_PROBE_INLINED): *n
  * function ids, in the order the calls begin (outermost first).  Valid
  * until the plan is freed.  Hot path. */

@@ -44,6 +44,10 @@ int read_regular_file(const char *path, size_t max, char **buf, size_t *len);
 /* Writes @len bytes, retrying short writes and EINTR; 0 or -errno. */
 int write_all(int fd, const void *buf, size_t len);
 
+/* The same, saying in *done how many bytes reached the file, also when
+ * it fails midway (a full disk). */
+int write_all_done(int fd, const void *buf, size_t len, size_t *done);
+
 /* Sets close-on-exec on @fd, which a library opened without it, so that
  * the programs rtrace starts do not inherit it; returns @fd (a negative
  * one untouched). */
