@@ -68,8 +68,9 @@ def build(args, opt, name="attachee"):
 class Program:
     """The fixture, driven through its stdin and stdout."""
 
-    def __init__(self, exe, wrapper=()):
-        self.p = subprocess.Popen(list(wrapper) + [exe, str(THREADS)],
+    def __init__(self, exe, wrapper=(), args=None):
+        args = [str(THREADS)] if args is None else args
+        self.p = subprocess.Popen(list(wrapper) + [exe] + args,
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   text=True, bufsize=1)
         line = self.p.stdout.readline().split()
