@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,7 +117,7 @@ static uint64_t trimmed_mean(uint64_t *v, unsigned n)
 	return hi > lo ? sum / (hi - lo) : 0;
 }
 
-static void __noreturn child_main(int fd, struct split *sp)
+static void __noreturn child_main(int fd, struct split *sp, pid_t parent)
 {
 	size_t plen, tlen;
 	const uint8_t *pcode = rt_arch_ret_code(&plen);
@@ -126,6 +127,11 @@ static void __noreturn child_main(int fd, struct split *sp)
 	uint64_t base[MAX_SAMPLES], hit[MAX_SAMPLES], pre[MAX_SAMPLES];
 	struct point_cost res[NPOINTS];
 
+	/* killed with rtrace, even one killed before it took the child
+	 * over: a child left stopped would hold rtrace's stderr forever */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);
 	kill(getpid(), SIGSTOP);
 	if (!plain || !trap)
 		_exit(1);
@@ -178,12 +184,14 @@ static int run_child(int fds[2], struct split *sp, pid_t *pid)
 	int status;
 	struct rt_wait w;
 
+	pid_t parent = getpid();
+
 	*pid = fork();
 	if (*pid < 0)
 		return -errno;
 	if (*pid == 0) {
 		close(fds[0]);
-		child_main(fds[1], sp);
+		child_main(fds[1], sp, parent);
 	}
 	if (waitpid(*pid, &status, WUNTRACED) != *pid)
 		return -ECHILD;
