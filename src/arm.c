@@ -14,6 +14,7 @@
 #define PR_FMT "arm"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arm.h"
+#include "rtrace/guardian.h"
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
@@ -329,10 +330,13 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	err = rt_mem_write(p->mem, base, code, len);
 	if (!err && img == p->img)
 		start_inline(p, plan, tid, deferred_sig);
-	if (!err)
-		err = patch_all(p, plan,
-				img == p->img && p->ia ? ARM_JUMPS : ARM_TRAPS,
-				NULL);
+	if (!err) {
+		enum arm_mode mode = img == p->img && p->ia ? ARM_JUMPS
+							    : ARM_TRAPS;
+
+		err = patch_all(p, plan, mode, NULL);
+		rt_guardian_armed(p, plan, mode == ARM_JUMPS);
+	}
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
 		       strerror(-err));
@@ -376,6 +380,7 @@ int rt_arm_traps_only(struct rt_process *p)
 	if (!p->img || !p->img->plan || !rt_plan_npatched(p->img->plan))
 		return 0;
 	err = patch_all(p, p->img->plan, ARM_TRAPS, &kept);
+	rt_guardian_armed(p, p->img->plan, false);
 	rt_arm_kept_warn(p, &kept);
 	return err;
 }

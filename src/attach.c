@@ -236,8 +236,40 @@ static void resume_all(struct rt_tracer *tr)
 	}
 }
 
-/* A thread that stopped inside the bytes a jump would replace would come
- * back into the middle of the jump: those sites keep a breakpoint. */
+/* Runs one instruction of stopped thread @th and reads its registers; a
+ * signal that arrived instead is kept for its release.  0 or -errno. */
+static int step_once(struct rt_thread *th)
+{
+	struct rt_wait w;
+
+	if (rt_tracee_step(th->tid, 0) || rt_wait_tid(th->tid, &w))
+		return -ESRCH;
+	if (w.kind == RT_STOP_SIGNAL && w.sig != SIGTRAP)
+		th->pending_sig = w.sig;
+	return rt_tracee_getregs(th->tid, &th->regs);
+}
+
+/* Instructions a thread runs, at most, to leave the bytes of a jump. */
+#define LEAVE_STEPS 16
+
+/* A thread stopped inside the bytes a jump will replace (straight-line
+ * code: a few instructions) is stepped out of them, so that the site
+ * can have its jump: a hot function's entry would otherwise keep a
+ * breakpoint for the whole session.  Not one in a system call, which a
+ * step would restart and which may block. */
+static void step_out_of_patches(struct rt_thread *th,
+				const struct rt_plan *plan)
+{
+	for (int n = 0; n < LEAVE_STEPS; n++) {
+		if (rt_arch_in_syscall(&th->regs) ||
+		    !rt_plan_inside(plan, rt_arch_ip(&th->regs)) ||
+		    step_once(th))
+			return;
+	}
+}
+
+/* A thread still inside the bytes a jump would replace would come back
+ * into the middle of the jump: those sites keep a breakpoint. */
 static void keep_clear_of_threads(struct rt_tracer *tr, struct rt_plan *plan)
 {
 	size_t n = rt_tasks_nthreads(tr->tasks);
@@ -246,8 +278,10 @@ static void keep_clear_of_threads(struct rt_tracer *tr, struct rt_plan *plan)
 	for (size_t i = 0; i < n; i++) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
 
-		if (!rt_tracee_getregs(th->tid, &th->regs))
-			ips[i] = rt_arch_ip(&th->regs);
+		if (rt_tracee_getregs(th->tid, &th->regs))
+			continue;
+		step_out_of_patches(th, plan);
+		ips[i] = rt_arch_ip(&th->regs);
 	}
 	rt_plan_avoid(plan, ips, n);
 	free(ips);
@@ -272,21 +306,20 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	if (!p->img->plan)
 		return 0;
 	rt_image_log(tr, p);
-	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
 		replay_frames(tr, rt_tasks_thread_at(tr->tasks, i), ts);
+		rt_tracer_give_ring(tr, rt_tasks_thread_at(tr->tasks, i));
+	}
 	return 0;
 }
 
 int rt_tracer_attach(const struct rt_tracer_config *cfg, pid_t pid,
 		     struct rt_tracer **out)
 {
-	struct rt_tracer *tr = xcalloc(1, sizeof(*tr));
+	struct rt_tracer *tr = rt_tracer_alloc(cfg, pid);
 	struct rt_process *p;
 	int err;
 
-	tr->cfg = *cfg;
-	tr->tasks = rt_tasks_new();
-	tr->first_pid = pid;
 	p = rt_tasks_add_process(tr->tasks, pid, 0);
 	p->record = true;
 	tr->st.processes = 1;
@@ -378,13 +411,7 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 	}
 	ip = rt_arch_ip(&th->regs);
 	for (int n = 0; ip >= lo && ip < hi && n < STEPS_MAX; n++) {
-		struct rt_wait w;
-
-		if (rt_tracee_step(th->tid, 0) || rt_wait_tid(th->tid, &w))
-			return;
-		if (w.kind == RT_STOP_SIGNAL && w.sig != SIGTRAP)
-			th->pending_sig = w.sig;
-		if (rt_tracee_getregs(th->tid, &th->regs))
+		if (step_once(th))
 			return;
 		/* the inline recorder's breakpoints ring on the way out */
 		if (bell(tr, th))

@@ -31,6 +31,8 @@
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/ringwake.h"
+#include "rtrace/seccomp.h"
 #include "rtrace/util.h"
 
 /* The shortest baseline the counter's rate is taken over. */
@@ -62,7 +64,22 @@ struct rt_inline_area {
 	uint64_t c_start;             /* the counter when the area was made */
 	uint64_t cap;                 /* events per ring, a power of two */
 	size_t size;                  /* of the whole area */
+	struct rt_ringwake *wake;     /* NULL: full rings stop their thread */
+	uint64_t lost_seen;           /* of the control words' lost count */
+	uint64_t unrecorded;          /* events lost while recording was off */
 };
+
+/* Who rtrace's waiters interrupt, and with what (rt_inline_wake_by()). */
+static struct {
+	pid_t tid;
+	int sig;
+} waker;
+
+void rt_inline_wake_by(int sig)
+{
+	waker.tid = (pid_t)syscall(SYS_gettid);
+	waker.sig = sig;
+}
 
 static struct {
 	bool set, tsc;
@@ -216,6 +233,8 @@ static int write_data_block(struct rt_inline_area *a, struct rt_mem *mem)
 	put_u64(data + RT_RD_CAP_MASK, a->cap - 1);
 	put_u64(data + RT_RD_CLOCK, clock0.tsc ? RT_CLOCK_TSC
 					       : RT_CLOCK_SYSCALL);
+	put_u64(data + RT_RD_CTL, a->base + RT_IA_CTL);
+	put_u64(data + RT_RD_HALF, a->wake ? a->cap / 2 : UINT64_MAX);
 	return rt_mem_write(mem, a->recorder + rt_arch_recorder()->data, data,
 			    sizeof(data));
 }
@@ -273,6 +292,43 @@ static uint64_t ring_cap(pid_t pid)
 	return 0;
 }
 
+static uint32_t *ctl_word(const struct rt_inline_area *a, size_t off)
+{
+	return (uint32_t *)(a->map + RT_IA_CTL + off);
+}
+
+/* Whether full rings may wait on a futex rather than stop: rtrace has a
+ * waiter to offer, and the program's seccomp filter lets the recorder's
+ * futex calls run (one that fails would have it spin, one that kills
+ * would kill it).  A filter installed later is not seen: a program that
+ * forbids futex after rtrace has started is not supported. */
+static bool may_wait(pid_t tid, rt_raddr recorder)
+{
+	uint64_t args[6] = { 0 };
+	int mode;
+
+	if (!waker.sig)
+		return false;
+	mode = rt_seccomp_mode(tid);
+	if (mode == 0)
+		return true;
+	return mode == 2 &&
+	       rt_seccomp_check(tid, SYS_futex, args,
+				recorder + rt_arch_recorder()->syscall) ==
+		       RT_SECCOMP_RUNS;
+}
+
+/* Full rings wait for rtrace's waiter when the program allows it. */
+static void start_waiting(struct rt_inline_area *a, pid_t tid)
+{
+	if (!may_wait(tid, a->recorder))
+		return;
+	a->wake = rt_ringwake_start(ctl_word(a, RT_IA_CTL_BELL), waker.tid,
+				    waker.sig);
+	if (a->wake)
+		*ctl_word(a, RT_IA_CTL_MODE) = RT_WAIT_FUTEX;
+}
+
 int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 		  rt_raddr recorder, int *deferred_sig,
 		  struct rt_inline_area **out)
@@ -306,9 +362,12 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	}
 	err = map_here(pid, fd, a->size, &a->map);
 	remote(tid, mem, SYS_close, fd, 0, 0, 0, 0, &res, deferred_sig);
-	if (!err)
+	if (!err) {
+		start_waiting(a, tid);
 		err = write_data_block(a, mem);
+	}
 	if (err) {
+		rt_ringwake_stop(a->wake);
 		if (a->map && a->map != MAP_FAILED)
 			munmap(a->map, a->size);
 		remote(tid, mem, SYS_munmap, a->base, a->size, 0, 0, 0, &res,
@@ -317,8 +376,9 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 		return err;
 	}
 	pr_dbg("process %d: event area at %" PRIxRADDR ", %" PRIu64
-	       " events per ring, clock %s", pid, a->base, a->cap,
-	       clock0.tsc ? "tsc" : "syscall");
+	       " events per ring, clock %s, full rings %s", pid, a->base,
+	       a->cap, clock0.tsc ? "tsc" : "syscall",
+	       a->wake ? "wait" : "stop");
 	*out = a;
 	return 0;
 }
@@ -327,6 +387,7 @@ void rt_inline_free(struct rt_inline_area *a)
 {
 	if (!a)
 		return;
+	rt_ringwake_stop(a->wake);
 	munmap(a->map, a->size);
 	free(a);
 }
@@ -499,6 +560,43 @@ static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
 			"tracing goes on", a->pid, a->tids[slot], what);
 }
 
+static uint32_t *slot_word(const struct rt_inline_area *a, int slot,
+			   size_t off)
+{
+	return (uint32_t *)(slot_at(a, slot) + off);
+}
+
+/* The thread may be sleeping until its ring has room: the tail is stored
+ * before its flag is read (a full barrier between), and it sets the flag
+ * before it reads the tail, so one of the two sees the other. */
+static void wake_sleeper(struct rt_inline_area *a, int slot)
+{
+	uint32_t *waits = slot_word(a, slot, RT_IA_SLOT_WAIT);
+
+	if (!__atomic_load_n(waits, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_store_n(waits, 0, __ATOMIC_RELAXED);
+	rt_ringwake_wake_all(slot_word(a, slot, RT_IA_SLOT_TAIL));
+}
+
+/* A thread waited seconds for rtrace and turned recording off (rtrace was
+ * stopped, say with SIGSTOP): on again, and the events lost said. */
+static void recording_back_on(struct rt_inline_area *a)
+{
+	uint32_t *off = ctl_word(a, RT_IA_CTL_OFF);
+	uint64_t lost = __atomic_load_n((uint64_t *)ctl_word(a, RT_IA_CTL_LOST),
+					__ATOMIC_ACQUIRE);
+
+	if (lost != a->lost_seen) {
+		pr_warn("process %d: %" PRIu64 " events not recorded while "
+			"rtrace did not answer", a->pid, lost - a->lost_seen);
+		a->unrecorded += lost - a->lost_seen;
+		a->lost_seen = lost;
+	}
+	if (__atomic_load_n(off, __ATOMIC_ACQUIRE) == RT_OFF_SILENT)
+		__atomic_store_n(off, 0, __ATOMIC_RELEASE);
+}
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
@@ -531,7 +629,9 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	if (bad)
 		slot_damaged(a, slot, "malformed events", bad);
 	a->events += head - from - bad;
-	__atomic_store_n(tail, head, __ATOMIC_RELEASE);
+	*slot_word(a, slot, RT_IA_SLOT_NUDGE) = 0;
+	__atomic_store_n(tail, head, __ATOMIC_SEQ_CST);
+	wake_sleeper(a, slot);
 	if (release) {
 		a->tids[slot] = 0;
 		__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_TP), TP_LEFT,
@@ -542,6 +642,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 void rt_inline_drain_all(struct rt_inline_area *a, rt_inline_emit_fn *emit,
 			 void *ctx)
 {
+	recording_back_on(a);
 	for (int i = 0; i < RT_IA_SLOTS; i++)
 		if (a->tids[i])
 			rt_inline_drain(a, i, false, emit, ctx);
@@ -605,6 +706,11 @@ uint64_t rt_inline_events(const struct rt_inline_area *a)
 	return a->events;
 }
 
+uint64_t rt_inline_unrecorded(const struct rt_inline_area *a)
+{
+	return a->unrecorded;
+}
+
 uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged)
 {
 	*damaged = a->damaged;
@@ -624,10 +730,11 @@ rt_raddr rt_inline_recorder(const struct rt_inline_area *a)
 void rt_inline_bounce(const struct rt_inline_area *a, uint8_t **local,
 		      rt_raddr *remote, size_t *len)
 {
-	/* the header page: nothing reads or writes it while tracing */
+	/* the header page up to the control words: nothing reads or writes
+	 * it while tracing */
 	*local = a->map;
 	*remote = a->base;
-	*len = RT_IA_TABLE;
+	*len = RT_IA_CTL;
 }
 
 size_t rt_inline_size(const struct rt_inline_area *a)
@@ -652,6 +759,9 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The control words of that copy: recording on, full rings stop. */
+static uint8_t cost_ctl[RT_IA_TABLE - RT_IA_CTL];
+
 /* A copy of the recorder whose table has one slot: this thread's. */
 static uint8_t *recorder_copy(uint8_t *table, uint8_t *ring)
 {
@@ -671,6 +781,8 @@ static uint8_t *recorder_copy(uint8_t *table, uint8_t *ring)
 	put_u64(code + rec->data + RT_RD_CAP_MASK, RT_IA_CAP - 1);
 	put_u64(code + rec->data + RT_RD_CLOCK,
 		clock0.tsc ? RT_CLOCK_TSC : RT_CLOCK_SYSCALL);
+	put_u64(code + rec->data + RT_RD_CTL, (uint64_t)cost_ctl);
+	put_u64(code + rec->data + RT_RD_HALF, UINT64_MAX);
 	put_u64(slot + RT_IA_SLOT_RING, (uint64_t)ring);
 	put_u64(slot + RT_IA_SLOT_TP, tp);
 	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {

@@ -862,12 +862,25 @@ int rt_plan_place(struct rt_plan *p, rt_raddr base)
 	return 0;
 }
 
+static bool inside_patch(const struct rt_probe *pr, rt_raddr ip)
+{
+	return pr->patch_len && ip > pr->patch_lo &&
+	       ip < pr->patch_lo + pr->patch_len;
+}
+
+bool rt_plan_inside(const struct rt_plan *p, rt_raddr ip)
+{
+	vec_for_each(&p->probes, pr)
+		if (inside_patch(pr, ip))
+			return true;
+	return false;
+}
+
 void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n)
 {
 	vec_for_each(&p->probes, pr) {
 		for (size_t i = 0; pr->patch_len && i < n; i++) {
-			if (ips[i] > pr->patch_lo &&
-			    ips[i] < pr->patch_lo + pr->patch_len) {
+			if (inside_patch(pr, ips[i])) {
 				pr->patch_len = 0;
 				pr->inline_why = RT_INLINE_THREAD;
 			}

@@ -23,6 +23,7 @@
 #include "rtrace/inlined.h"
 #include "rtrace/launch.h"
 #include "rtrace/log.h"
+#include "rtrace/guardian.h"
 #include "rtrace/rescue.h"
 #include "rtrace/match.h"
 #include "rtrace/output.h"
@@ -703,6 +704,11 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	rt_stopsig_tick(tick_us(o, true));
 	t->syms = NULL;  /* the tracer owns it now, whatever happens */
 	t->inl = NULL;
+	/* the program must outlive a kill -9 of rtrace */
+	err = rt_guardian_start();
+	if (err)
+		pr_warn("no guardian (%s): if rtrace is killed, the program "
+			"may die with it", strerror(-err));
 	err = rt_tracer_attach(&cfg, o->attach_pid, &tr);
 	if (!err) {
 		rt_rescue_arm(tr);
@@ -714,6 +720,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		rt_rescue_disarm();
 		rt_tracer_free(tr);
 	}
+	rt_guardian_stop();
 	rt_stopsig_tick(0);
 	rt_stopsig_catch(false);
 	if (err)
@@ -744,6 +751,11 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		fprintf(stderr, "rtrace: the program wrote over its event "
 			"rings: calls are missing from the log (warnings "
 			"above)\n");
+	if (res->st.inline_unrecorded)
+		fprintf(stderr, "rtrace: %s events were not recorded while "
+			"rtrace did not answer: calls are missing from the "
+			"log\n", rt_fmt_count(c, sizeof(c),
+					      res->st.inline_unrecorded));
 	if (res->st.refused)
 		fprintf(stderr, "rtrace: %llu selected functions cannot be "
 			"probed; rtrace -l says why\n",

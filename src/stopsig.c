@@ -215,6 +215,15 @@ void rt_stopsig_tick(long us)
 	setitimer(ITIMER_REAL, &it, NULL);
 }
 
+int rt_stopsig_wake_sig(void)
+{
+	struct sigaction sa = { .sa_handler = on_tick };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	return SIGALRM;
+}
+
 void rt_stopsig_set_child(pid_t pid)
 {
 	child_pid = pid;

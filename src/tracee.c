@@ -210,6 +210,11 @@ void rt_mem_close(struct rt_mem *m)
 	free(m);
 }
 
+int rt_mem_fd(const struct rt_mem *m)
+{
+	return m ? m->fd : -1;
+}
+
 /* pread or pwrite until done: /proc/PID/mem may move less than asked */
 static int mem_io(struct rt_mem *m, rt_raddr addr, char *buf, size_t len,
 		  bool write)

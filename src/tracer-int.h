@@ -73,6 +73,17 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
  * since the last look, and probes what it needs in them. */
 void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
 
+/* Attached, a stopped thread gets its ring now rather than at its first
+ * event, whose stop would be at one of rtrace's breakpoints: a thread
+ * stopped there dies with rtrace, if rtrace is killed.  Does nothing
+ * when rtrace launched the program, or the thread has a ring. */
+void rt_tracer_give_ring(struct rt_tracer *tr, struct rt_thread *th);
+
+/* A tracer with @cfg and no process yet but the first one's pid; the
+ * caller's (rt_tracer_free()). */
+struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
+				   pid_t pid);
+
 /* @th, stopped by a breakpoint at @th->regs, rang one of the inline
  * recorder's: handled (the ring emptied, or the thread given a ring);
  * returns whether th->regs changed and must be written back. */

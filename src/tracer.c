@@ -20,10 +20,12 @@
 #define PR_FMT "tracer"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
+#include "rtrace/guardian.h"
 #include "rtrace/inline.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/stopsig.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
 #include "rtrace/tracer.h"
@@ -550,6 +552,7 @@ static void forget_area(struct rt_tracer *tr, struct rt_process *p)
 			q->ia = NULL;
 	drain_process(tr, p);
 	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
+	tr->st.inline_unrecorded += rt_inline_unrecorded(p->ia);
 	tr->st.inline_damaged |= damaged;
 	rt_inline_free(p->ia);
 	p->ia = NULL;
@@ -789,6 +792,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	 * opened on; after exec that space is gone */
 	rt_mem_close(p->mem);
 	p->mem = NULL;
+	rt_guardian_exec(p);
 	if (rt_mem_open(p->pid, &p->mem))
 		pr_dbg("process %d: no memory access after exec", p->pid);
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
@@ -864,6 +868,24 @@ static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
 		"clone without a TLS of its own); their calls are recorded "
 		"at stops", p->pid, c->creator, c->tid);
 	rt_inline_share(p->ia, tp, emit_drained, tr);
+}
+
+void rt_tracer_give_ring(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_process *p = th->proc;
+	uint64_t tp;
+
+	/* a program rtrace launched dies with rtrace: there, a thread's
+	 * first event stops it instead, and names it with its stack */
+	if (tr->cfg.exitkill || !p || !p->ia || !p->mem ||
+	    rt_inline_slot_of(p->ia, th->tid) >= 0 ||
+	    rt_tracee_getregs(th->tid, &th->regs) ||
+	    rt_mem_read(p->mem, rt_arch_thread_pointer(&th->regs), &tp,
+			sizeof(tp)) || !tp)
+		return;
+	if (rt_inline_register(p->ia, th->tid, tp) >= 0)
+		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
+			      0, rt_inline_event_cost(), now_ns());
 }
 
 static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
@@ -988,8 +1010,10 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	    !rt_tracee_getregs(th->tid, &th->regs)) {
 		c->creator_tpr = rt_arch_thread_pointer(&th->regs);
 		c->creator = th->tid;
-		if (c->initial_stop_seen)
+		if (c->initial_stop_seen) {
 			check_shared_tp(tr, c);
+			rt_tracer_give_ring(tr, c);
+		}
 	}
 	tr->st.threads++;
 	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
@@ -1012,6 +1036,7 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	if (!th->proc)
 		return (struct decision){ .how = RESUME_HOLD };
 	check_shared_tp(tr, th);
+	rt_tracer_give_ring(tr, th);
 	if (to_release(tr, th))
 		return release_child(th);
 	return D_CONT;
@@ -1247,16 +1272,27 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 
 /* ---- setup and teardown ----------------------------------------------- */
 
-struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg, pid_t pid)
+struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
+				   pid_t pid)
 {
 	struct rt_tracer *tr = xcalloc(1, sizeof(*tr));
-	struct rt_process *p;
-	struct rt_thread *th;
 
 	tr->cfg = *cfg;
 	tr->flushed_at = now_ns();
+	/* a thread whose ring is full waits for this loop, which the area's
+	 * waiter interrupts */
+	rt_inline_wake_by(rt_stopsig_wake_sig());
 	tr->tasks = rt_tasks_new();
 	tr->first_pid = pid;
+	return tr;
+}
+
+struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg, pid_t pid)
+{
+	struct rt_tracer *tr = rt_tracer_alloc(cfg, pid);
+	struct rt_process *p;
+	struct rt_thread *th;
+
 	p = rt_tasks_add_process(tr->tasks, pid, getpid());
 	p->record = true;
 	if (rt_mem_open(pid, &p->mem))

@@ -22,8 +22,19 @@
  *  - rt_x64_rec_miss: no slot holds this thread.  rtrace gives it one and
  *    resumes, which looks again; or, when the table is full, records the
  *    event itself from the registers and moves ip to rt_x64_rec_done.
- *  - rt_x64_rec_full: the ring is full.  rtrace empties it and resumes,
- *    which takes a fresh time stamp (the stop came before the event).
+ *  - rt_x64_rec_full: the ring is full, and the area's mode is
+ *    RT_WAIT_TRAP.  rtrace empties it and resumes, which takes a fresh
+ *    time stamp (the stop came before the event).
+ * In mode RT_WAIT_FUTEX a full ring stops nothing: the thread bumps the
+ * area's bell word, wakes it (rtrace waits on it in a thread of its own)
+ * and sleeps on its ring's tail until rtrace has emptied the ring.  A
+ * thread whose ring is half full rings the bell once beforehand, so that
+ * most rings are emptied before anyone waits.  A thread that waited
+ * 3 s without an answer turns recording off for the whole process
+ * (RT_OFF_SILENT), and so does rtrace's guardian when rtrace dies
+ * (RT_OFF_GONE): from then on events are only counted as lost, so that
+ * the program runs on without rtrace, and no breakpoint of the recorder
+ * is ever hit without a tracer behind it.
  *  - [rt_x64_rec_window, rt_x64_rec_done): the event is being written.  A
  *    signal there would run a handler whose own events land in the same
  *    ring; so at the signal's stop rtrace finishes the write itself (all
@@ -34,7 +45,13 @@
 #include "rtrace/inline-layout.h"
 
 #define SYS_clock_gettime 228
+#define SYS_futex 202
 #define CLOCK_MONOTONIC 1
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define ETIMEDOUT 110
+#define WAIT_NS 100000000          /* one wait for rtrace */
+#define WAIT_TRIES 30              /* waits before recording turns off */
 
 /* 8 registers saved: the caller's return address is at 64(%rsp) and the
  * %rdi its trampoline pushed at 72(%rsp). */
@@ -118,9 +135,12 @@ rt_x64_rec_tail:
 	and .Ldata + RT_RD_MASK(%rip), %rdx
 	dec %r11d
 	jnz .Lprobe
+.Lmiss:
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	cmpl $0, RT_IA_CTL_OFF(%rdx)
+	jne .Ldrop
 	.globl rt_x64_rec_miss
 rt_x64_rec_miss:
-.Lmiss:
 	int3
 	jmp .Llookup
 
@@ -141,6 +161,11 @@ rt_x64_rec_window:
 	sub RT_IA_SLOT_TAIL(%rdi), %rdx
 	cmp .Ldata + RT_RD_CAP(%rip), %rdx
 	jae .Lfull
+	cmp .Ldata + RT_RD_HALF(%rip), %rdx
+	jne .Lwrite
+	cmpl $0, RT_IA_SLOT_NUDGE(%rdi)
+	je .Lhalf
+.Lwrite:
 	mov %rax, %rdx
 	and .Ldata + RT_RD_CAP_MASK(%rip), %rdx
 	lea (%rdx, %rdx, 4), %rdx
@@ -158,10 +183,104 @@ rt_x64_rec_done:
 	RESTORE
 	ret
 
+/* Recording is off: the event is only counted. */
+.Ldrop:
+	lock incq RT_IA_CTL_LOST(%rdx)
+	jmp rt_x64_rec_done
+
+.Lfull:
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	cmpl $0, RT_IA_CTL_OFF(%rdx)
+	jne .Ldrop
+	cmpl $RT_WAIT_FUTEX, RT_IA_CTL_MODE(%rdx)
+	je .Lwait
 	.globl rt_x64_rec_full
 rt_x64_rec_full:
-.Lfull:
 	int3
+	jmp .Lstamp
+
+/* Half full: the bell, once, then the write from the top (a handler that
+ * ran meanwhile may have written events: the head is read again). */
+.Lhalf:
+	movl $1, RT_IA_SLOT_NUDGE(%rdi)
+	push %rdi
+	push %rcx
+	push %rsi
+	push %r8
+	push %r9
+	push %r10
+	call .Lring
+	pop %r10
+	pop %r9
+	pop %r8
+	pop %rsi
+	pop %rcx
+	pop %rdi
+	jmp .Lwindow
+
+/* Bumps the bell and wakes rtrace's waiter: clobbers %rax, %rcx, %rdx,
+ * %rsi, %rdi, %r11. */
+.Lring:
+	mov .Ldata + RT_RD_CTL(%rip), %rdi
+	lock incl RT_IA_CTL_BELL(%rdi)
+	add $RT_IA_CTL_BELL, %rdi
+	mov $FUTEX_WAKE, %esi
+	mov $1, %edx
+	mov $SYS_futex, %eax
+	syscall
+	ret
+
+/* Full: sleeps until rtrace has taken events from the ring, or recording
+ * is turned off.  %rbx keeps the slot across the system calls; below it
+ * on the stack, the wait's timeout and the tries left. */
+.Lwait:
+	push %rdi
+	push %rcx
+	push %rsi
+	push %r9
+	push %r10
+	push %rbx
+	mov %rdi, %rbx
+	push $WAIT_TRIES
+	push $WAIT_NS
+	push $0
+.Lwait_again:
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	cmpl $0, RT_IA_CTL_OFF(%rdx)
+	jne .Lwait_end
+	mov RT_IA_SLOT_TAIL(%rbx), %r10
+	mov RT_IA_SLOT_HEAD(%rbx), %rax
+	sub %r10, %rax
+	cmp .Ldata + RT_RD_CAP(%rip), %rax
+	jb .Lwait_end
+	movl $1, RT_IA_SLOT_WAIT(%rbx)
+	push %r10
+	call .Lring
+	pop %rdx                        /* the tail seen: the futex value */
+	lea RT_IA_SLOT_TAIL(%rbx), %rdi
+	mov $FUTEX_WAIT, %esi
+	mov %rsp, %r10                  /* the timeout */
+	mov $SYS_futex, %eax
+	syscall
+	cmp $-ETIMEDOUT, %rax
+	jne .Lwait_again
+	decq 16(%rsp)
+	jnz .Lwait_again
+	/* rtrace has not emptied the ring for seconds: it is stopped or
+	 * gone, and the program must not wait for it forever */
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	movl $RT_OFF_SILENT, RT_IA_CTL_OFF(%rdx)
+.Lwait_end:
+	add $24, %rsp
+	pop %rbx
+	pop %r10
+	pop %r9
+	pop %rsi
+	pop %rcx
+	pop %rdi
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	cmpl $0, RT_IA_CTL_OFF(%rdx)
+	jne .Ldrop
 	jmp .Lstamp
 
 /* No usable time stamp counter: the kernel's clock, through the vDSO-less

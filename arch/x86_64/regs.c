@@ -121,6 +121,11 @@ uint32_t rt_arch_audit_arch(void)
 	return AUDIT_ARCH_X86_64;
 }
 
+bool rt_arch_in_syscall(const struct rt_regs *r)
+{
+	return (int64_t)r->r.orig_rax >= 0;
+}
+
 long rt_arch_syscall_result(const struct rt_regs *r)
 {
 	return (long)r->r.rax;

@@ -74,6 +74,10 @@ uint32_t rt_arch_audit_arch(void);
  * failure, as the kernel returns it). */
 long rt_arch_syscall_result(const struct rt_regs *r);
 
+/* Whether the thread stopped at @r is inside a system call (one that a
+ * resume would restart, and which may block). */
+bool rt_arch_in_syscall(const struct rt_regs *r);
+
 /* ---- calibration ----------------------------------------------------- */
 
 /* Code of a function that executes one breakpoint and returns, callable as

@@ -6,7 +6,8 @@
  *
  * The area is one memory file mapped in both processes:
  *
- *   [0, RT_IA_TABLE)          header (informational, for a human with gdb)
+ *   [0, RT_IA_CTL)            header (informational, for a human with gdb)
+ *   [RT_IA_CTL, RT_IA_TABLE)  control words, shared by all threads
  *   [RT_IA_TABLE, +slots*64)  thread table, one 64-byte slot per thread
  *   then the rings            one ring of RT_IA_CAP events per slot
  *
@@ -33,6 +34,25 @@
 #define RT_IA_SLOT_HEAD 16         /* events written */
 #define RT_IA_SLOT_TAIL 24         /* events taken */
 #define RT_IA_SLOT_RING 32         /* the ring's address in the tracee */
+#define RT_IA_SLOT_WAIT 40         /* u32: 1 while the thread waits for
+				    * its full ring to be emptied */
+#define RT_IA_SLOT_NUDGE 44        /* u32: 1 once the thread said its ring
+				    * is half full; rtrace clears it */
+
+/* The control words (RT_IA_CTL_MODE is rtrace's, the rest both sides'). */
+#define RT_IA_CTL (RT_IA_TABLE - 64)
+#define RT_IA_CTL_BELL 0           /* u32 futex word: bumped by a thread
+				    * that wants its ring emptied */
+#define RT_IA_CTL_OFF 4            /* u32: nonzero, nothing is recorded */
+#define RT_IA_CTL_MODE 8           /* u32: RT_WAIT_* */
+#define RT_IA_CTL_LOST 16          /* u64: events not recorded (off) */
+
+#define RT_WAIT_TRAP 0             /* a full ring stops the thread (int3) */
+#define RT_WAIT_FUTEX 1            /* it waits on a futex rtrace wakes */
+
+/* Why recording is off (RT_IA_CTL_OFF). */
+#define RT_OFF_SILENT 2            /* rtrace did not answer for seconds */
+#define RT_OFF_GONE 3              /* rtrace is gone (its guardian said) */
 
 /* The recorder's data block, written by rtrace after the code. */
 #define RT_RD_TABLE 0              /* the thread table's address */
@@ -40,7 +60,9 @@
 #define RT_RD_CAP 16               /* RT_IA_CAP */
 #define RT_RD_CAP_MASK 24          /* RT_IA_CAP - 1 */
 #define RT_RD_CLOCK 32             /* RT_CLOCK_* */
-#define RT_RD_SIZE 40
+#define RT_RD_CTL 40               /* the control words' address */
+#define RT_RD_HALF 48              /* RT_IA_CAP / 2, or ~0: no nudge */
+#define RT_RD_SIZE 56
 
 #define RT_CLOCK_TSC 0             /* time stamp counter, converted later */
 #define RT_CLOCK_SYSCALL 1         /* clock_gettime(CLOCK_MONOTONIC) */

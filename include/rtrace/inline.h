@@ -23,6 +23,13 @@ struct rt_inline_area;
 /* Receives each event taken from a ring, its time already in ns. */
 typedef void rt_inline_emit_fn(void *ctx, pid_t tid, const struct rt_event *ev);
 
+/* Areas made from now on let a thread whose ring is full sleep until
+ * rtrace empties it, instead of stopping: a waiter thread of rtrace's
+ * sends signal @sig (its handler in place) to the calling thread, whose
+ * interrupted wait then drains the rings (rt_inline_drain_all()).  0:
+ * full rings stop their thread. */
+void rt_inline_wake_by(int sig);
+
 /* Creates the area of process @pid through its stopped thread @tid and
  * writes the data block of the recorder copied at @recorder.  Its rings
  * are smaller when the process's address space is limited.  *out is the
@@ -114,5 +121,9 @@ uint64_t rt_inline_events(const struct rt_inline_area *a);
 /* Malformed events dropped (rt_inline_drain()); *damaged: whether any
  * ring failed a check, its lost events then not all counted. */
 uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged);
+
+/* Events that threads did not record because rtrace did not answer for
+ * seconds (recording off until the next drain), as far as said. */
+uint64_t rt_inline_unrecorded(const struct rt_inline_area *a);
 
 #endif

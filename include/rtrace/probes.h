@@ -192,6 +192,10 @@ int rt_plan_place(struct rt_plan *p, rt_raddr base);
 #define RT_PLAN_CALIB_STOPS 8
 rt_raddr rt_plan_calib_addr(const struct rt_plan *p);
 
+/* Whether @ip lies strictly inside the bytes a planned jump replaces: a
+ * thread there would come back into the middle of the jump. */
+bool rt_plan_inside(const struct rt_plan *p, rt_raddr ip);
+
 /* Sites whose patch would cover one of the @n instruction pointers @ips
  * (threads stopped there when rtrace joined) keep a breakpoint.  Before
  * rt_plan_place(). */

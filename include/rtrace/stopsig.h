@@ -40,4 +40,9 @@ void rt_stopsig_pass_on(const struct rt_tracer *tr);
  * it.  The handler stays once installed. */
 void rt_stopsig_tick(long us);
 
+/* The signal that interrupts rtrace's wait for the program, its handler
+ * (which only makes the wait return) put in place: for the event areas'
+ * waiters to send. */
+int rt_stopsig_wake_sig(void);
+
 #endif

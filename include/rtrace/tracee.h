@@ -91,6 +91,10 @@ int rt_mem_new_proxy(pid_t pid, rt_mem_io_fn *io, void *ctx,
 /* Closes; accepts NULL. */
 void rt_mem_close(struct rt_mem *m);
 
+/* The descriptor of /proc/PID/mem behind @m (still @m's), or -1 for a
+ * memory reached another way. */
+int rt_mem_fd(const struct rt_mem *m);
+
 /* Reads or writes exactly @len bytes at @addr; -EIO when the range is
  * not (wholly) mapped. */
 int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len);

@@ -152,6 +152,7 @@ struct rt_tracer_stats {
 	uint64_t inline_dropped; /* dropped: malformed, or naming no probed
 				  * function */
 	bool inline_damaged;     /* the program wrote over an event ring */
+	uint64_t inline_unrecorded; /* not recorded: rtrace did not answer */
 	uint64_t sites, inline_sites;  /* sites probed, of which patched */
 };
 void rt_tracer_stats(const struct rt_tracer *tr, struct rt_tracer_stats *st);

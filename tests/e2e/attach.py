@@ -32,11 +32,22 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             SIGINT, exits 0 and warns that the program changed its code;
             the program's new code stays: the function returns 42, not 1,
             and the program exits 0 with the totals of its calls
+  killed    rtrace is killed (SIGKILL, no handler runs) at 20 random
+            moments while attached, the program's 4 workers in a batch of
+            calls: the program finishes the batch and exits 0 with the
+            totals of every call, each time (jump engine; its guardian
+            turns recording off and puts breakpoints back)
+  silent    rtrace is stopped (SIGSTOP) while the workers are in a long
+            batch: their rings fill, they wait 3 s for it, then go on
+            without recording; the batch completes while rtrace is still
+            stopped, and once it runs again it says how many events were
+            not recorded, detaches on SIGINT and exits 0
   errors    a process that does not exist; a process another tracer holds
 """
 import argparse
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -240,6 +251,75 @@ def test_crash(args, exe, tag, tmp, point, engine):
         "%s, exit %d, %r" % (done, st, out))
 
 
+KILL_BATCH = 3000000
+
+
+def test_killed(args, exe, tag, tmp, runs=20):
+    """Each run: a fresh program busy in a batch, rtrace attached, then
+    killed at a random moment from its start (attaching included)."""
+    died = []
+    rng = random.Random(1234)
+    for i in range(runs):
+        prog = Program(exe)
+        prog.p.stdin.write("run %d\n" % KILL_BATCH)
+        prog.p.stdin.flush()
+        errf = open(os.path.join(tmp, "killed.err"), "w+")
+        rt = subprocess.Popen([args.rtrace, "record", "-q", "-o",
+                               os.path.join(tmp, "killed.rtrace"), "-p",
+                               str(prog.pid), "-f", "attachee::*"],
+                              stdout=subprocess.DEVNULL, stderr=errf)
+        at = rng.uniform(0.0, 1.0)
+        time.sleep(at)
+        rt.kill()
+        rt.wait()
+        done = prog.p.stdout.readline().strip()
+        st, out = prog.finish()
+        total = KILL_BATCH * THREADS
+        want = "leaf %d work %d\neintr 0\n" % (total, total)
+        errf.seek(0)
+        err = errf.read().strip()[-200:]
+        errf.close()
+        if done != "batch done %d" % total or st != 0 or out != want:
+            died.append("at %.2f s: %s, exit %d, %r (%s)" % (at, done, st, out,
+                                                            err))
+    row(tag + "killed: the program lives through rtrace's kill -9, %d of %d "
+        "times" % (runs - len(died), runs), not died, "; ".join(died[:3]))
+
+
+def test_silent(args, exe, tag, tmp):
+    """The workers already have their rings (a thread's first event stops
+    it once, which a stopped rtrace would hold), then rtrace stops."""
+    tag += "silent: "
+    batch = 4 * KILL_BATCH
+    prog = Program(exe)
+    prog.p.stdin.write("run %d\n" % batch)
+    prog.p.stdin.flush()
+    log = os.path.join(tmp, "silent.rtrace")
+    rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                           "-f", "attachee::*"], stderr=subprocess.PIPE, text=True)
+    row(tag + "rtrace says it is attached", wait_attached(rt) is not None)
+    time.sleep(0.3)
+    rt.send_signal(signal.SIGSTOP)
+    t0 = time.time()
+    done = prog.p.stdout.readline().strip()
+    took = time.time() - t0
+    total = batch * THREADS
+    row(tag + "the batch completes while rtrace is stopped",
+        done == "batch done %d" % total, "%s after %.1f s" % (done, took))
+    rt.send_signal(signal.SIGCONT)
+    time.sleep(0.5)
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=60)
+    err = rt.stderr.read()
+    row(tag + "rtrace says how many events were not recorded, exits 0",
+        rc == 0 and "not recorded while rtrace did not answer" in err,
+        "exit %d %r" % (rc, err[-300:]))
+    st, out = prog.finish()
+    row(tag + "the program exits 0 with the totals of every call",
+        st == 0 and out == "leaf %d work %d\neintr 0\n" % (total, total),
+        "exit %d, %r" % (st, out))
+
+
 def test_hotpatch(args, exe, tag, tmp, engine):
     tag += "hotpatch (%s): " % engine
     prog = Program(exe)
@@ -305,6 +385,8 @@ def main():
                     test_crash(args, exe, "O%s " % opt, tmp, point, engine)
             for engine in ("inline", "trap"):
                 test_hotpatch(args, build(args, opt, "hotpatch"), "O%s " % opt, tmp, engine)
+            test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
+            test_silent(args, exe, "O%s " % opt, tmp)
         test_errors(args, build(args, "0"), tmp)
     print("%d NG" % len(FAILED))
     return 1 if FAILED else 0

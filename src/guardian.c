@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The guardian of an attached session (guardian.h).
+ *
+ * It is started by a double fork, so that it is nobody's child rtrace
+ * waits for (rtrace waits for any child: its tracees), and it talks with
+ * rtrace over a socket pair: rtrace sends each process's memory (the
+ * descriptor itself), the address of its event area's control words and
+ * the breakpoints it writes; at a normal end it says goodbye.  When the
+ * socket ends without a goodbye, rtrace is gone: the guardian sets each
+ * area's recording off (the recorder then counts events as lost, and
+ * never stops at a breakpoint of its own) and writes each breakpoint's
+ * original bytes back where the breakpoint still is.  Jumps to
+ * trampolines stay: they run on without rtrace, into a recorder that
+ * does nothing.
+ *
+ * What it cannot do: a thread that was stopped at one of rtrace's
+ * breakpoints when rtrace died, or that reaches one before the guardian
+ * has put it back (a few milliseconds), gets the SIGTRAP and dies, as
+ * does one rtrace was moving through its scratch code; the kernel gives
+ * no way to take such a stop over without being the tracer.  Jumps make
+ * such stops rare; --engine trap makes every hit one.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define PR_FMT "guardian"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/guardian.h"
+#include "rtrace/inline-layout.h"
+#include "rtrace/inline.h"
+#include "rtrace/log.h"
+#include "rtrace/probes.h"
+#include "rtrace/tasks.h"
+#include "rtrace/tracee.h"
+#include "rtrace/util.h"
+
+enum msg_type {
+	MSG_PROCESS,     /* a process's memory (descriptor attached) */
+	MSG_SITES,       /* breakpoints written in it */
+	MSG_BYE,         /* rtrace ends as it should */
+};
+
+struct site {
+	uint64_t addr;
+	uint8_t orig[RT_PROBE_TRAP_MAX];
+	uint8_t len;
+};
+
+#define SITES_PER_MSG 256
+
+struct msg {
+	uint32_t type;
+	int32_t pid;
+	uint64_t ctl;               /* MSG_PROCESS: 0 when no event area */
+	uint32_t nsites;
+	struct site sites[SITES_PER_MSG];
+};
+
+/* rtrace's end of the socket; -1: no guardian */
+static int sock = -1;
+
+/* ---- the guardian's side -------------------------------------------------- */
+
+struct watched {
+	pid_t pid;
+	int mem;
+	uint64_t ctl;
+	VEC(struct site) sites;
+};
+
+static VEC(struct watched) watched;
+
+static struct watched *watched_of(pid_t pid)
+{
+	vec_for_each(&watched, w)
+		if (w->pid == pid)
+			return w;
+	return NULL;
+}
+
+static ssize_t receive(int fd, struct msg *m, int *passed)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { m, sizeof(*m) };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*passed = -1;
+	do
+		n = recvmsg(fd, &h, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	c = n > 0 ? CMSG_FIRSTHDR(&h) : NULL;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+		memcpy(passed, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+/* A newer memory of the same process (it exec'd): the old one's
+ * breakpoints went with the old image. */
+static void note_process(const struct msg *m, int mem)
+{
+	struct watched *w = watched_of(m->pid);
+
+	if (!w) {
+		struct watched fresh = { .pid = m->pid, .mem = -1 };
+
+		vec_push(&watched, fresh);
+		w = vec_last(&watched);
+	}
+	if (w->mem >= 0)
+		close(w->mem);
+	w->mem = mem;
+	w->ctl = m->ctl;
+	w->sites.n = 0;
+}
+
+static void note_sites(const struct msg *m)
+{
+	struct watched *w = watched_of(m->pid);
+
+	for (uint32_t i = 0; w && i < m->nsites && i < SITES_PER_MSG; i++)
+		vec_push(&w->sites, m->sites[i]);
+}
+
+/* rtrace is gone: recording off, breakpoints out, where still there. */
+static void give_back(void)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+	const uint32_t off = RT_OFF_GONE;
+
+	vec_for_each(&watched, w) {
+		if (w->mem < 0)
+			continue;
+		if (w->ctl && pwrite(w->mem, &off, sizeof(off),
+				     (off_t)(w->ctl + RT_IA_CTL_OFF)) < 0)
+			continue;  /* the process is gone too */
+		vec_for_each(&w->sites, s) {
+			uint8_t now[RT_PROBE_TRAP_MAX];
+
+			if (pread(w->mem, now, s->len, (off_t)s->addr) ==
+				    (ssize_t)s->len &&
+			    !memcmp(now, trap, s->len) &&
+			    pwrite(w->mem, s->orig, s->len, (off_t)s->addr) < 0)
+				break;
+		}
+	}
+}
+
+static void say_given_back(void)
+{
+	char line[160];
+	int n = snprintf(line, sizeof(line),
+			 "rtrace: rtrace ended without detaching; its "
+			 "guardian put the code of %zu process%s back, which "
+			 "run%s on untraced\n", watched.n,
+			 watched.n == 1 ? "" : "es", watched.n == 1 ? "s" : "");
+
+	if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+static void ignore_stop_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+				    SIGPIPE, SIGALRM, SIGTSTP };
+	sigset_t none;
+
+	/* Ctrl-C reaches the whole group: rtrace detaches and says bye */
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_IGN);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static _Noreturn void guard(int fd)
+{
+	static struct msg m;
+	int passed;
+
+	prctl(PR_SET_NAME, "rtrace-guard");
+	ignore_stop_signals();
+	for (;;) {
+		ssize_t n = receive(fd, &m, &passed);
+
+		if (n <= 0)
+			break;
+		if (m.type == MSG_BYE)
+			_exit(0);
+		if (m.type == MSG_PROCESS && passed >= 0)
+			note_process(&m, passed);
+		else if (m.type == MSG_SITES)
+			note_sites(&m);
+		else if (passed >= 0)
+			close(passed);
+	}
+	give_back();
+	if (watched.n)
+		say_given_back();
+	_exit(0);
+}
+
+/* ---- rtrace's side --------------------------------------------------------- */
+
+/* Everything but the socket and stderr closed: the guardian must hold
+ * no log, no terminal input, no pipe someone waits to see closed. */
+static void close_all_but(int keep)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+
+	for (int fd = 0; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		if (fd != keep && fd != STDERR_FILENO)
+			close(fd);
+}
+
+int rt_guardian_start(void)
+{
+	int sv[2], status;
+	pid_t mid;
+
+	if (sock >= 0)
+		return 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -errno;
+	mid = fork();
+	if (mid < 0) {
+		int err = -errno;
+
+		close(sv[0]);
+		close(sv[1]);
+		return err;
+	}
+	if (mid == 0) {
+		close_all_but(sv[1]);
+		if (fork() == 0)
+			guard(sv[1]);
+		_exit(0);
+	}
+	close(sv[1]);
+	while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+		;
+	sock = sv[0];
+	return 0;
+}
+
+static void send_msg(const struct msg *m, size_t len, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	struct iovec iov = { (void *)m, len };
+	struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	if (fd >= 0) {
+		struct cmsghdr *c;
+
+		h.msg_control = cbuf;
+		h.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&h);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	while (sendmsg(sock, &h, MSG_NOSIGNAL) < 0) {
+		if (errno == EINTR)
+			continue;
+		pr_warn("its guardian is gone (%s): if rtrace is killed, "
+			"the program may die with it", strerror(errno));
+		close(sock);
+		sock = -1;
+		return;
+	}
+}
+
+void rt_guardian_stop(void)
+{
+	static const struct msg bye = { .type = MSG_BYE };
+
+	if (sock < 0)
+		return;
+	send_msg(&bye, sizeof(bye), -1);
+	if (sock >= 0)
+		close(sock);
+	sock = -1;
+}
+
+static void send_process(struct rt_process *p)
+{
+	struct msg m = { .type = MSG_PROCESS, .pid = p->pid };
+	int fd = rt_mem_fd(p->mem);
+
+	if (fd < 0)
+		return;  /* reached without a descriptor: nothing to pass */
+	m.ctl = p->ia ? rt_inline_base(p->ia) + RT_IA_CTL : 0;
+	send_msg(&m, offsetof(struct msg, sites), fd);
+	p->guarded = sock >= 0;
+}
+
+void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
+		       bool jumps)
+{
+	static struct msg m;
+	size_t tlen;
+
+	if (sock < 0)
+		return;
+	if (!p->guarded)
+		send_process(p);
+	if (!p->guarded)
+		return;
+	rt_arch_trap_bytes(&tlen);
+	m = (struct msg){ .type = MSG_SITES, .pid = p->pid };
+	for (size_t i = 0, n = rt_plan_nprobes(plan); i < n && sock >= 0;
+	     i++) {
+		const struct rt_probe *pr = rt_plan_probe(plan, i);
+		struct site *s = &m.sites[m.nsites];
+
+		if (jumps && pr->patch_len)
+			continue;  /* a jump: safe without rtrace */
+		s->addr = pr->addr;
+		s->len = (uint8_t)tlen;
+		memcpy(s->orig, pr->orig, tlen);
+		if (++m.nsites == SITES_PER_MSG) {
+			send_msg(&m, offsetof(struct msg, sites) +
+					     m.nsites * sizeof(struct site),
+				 -1);
+			m.nsites = 0;
+		}
+	}
+	if (m.nsites)
+		send_msg(&m, offsetof(struct msg, sites) +
+				     m.nsites * sizeof(struct site), -1);
+}
+
+void rt_guardian_exec(struct rt_process *p)
+{
+	p->guarded = false;
+}
