@@ -36,7 +36,7 @@ static enum rt_trap_disp disp_of(uint64_t handler)
 /* Says once per process why its SIGTRAP stays as the kernel left it. */
 static void cannot(struct rt_process *p, int err)
 {
-	if (p->sigtrap.warned)
+	if (p->sigtrap.warned || err == -ESRCH)  /* gone: nothing to keep */
 		return;
 	p->sigtrap.warned = true;
 	if (err == -EPERM)
