@@ -17,6 +17,8 @@ exit status) and that the calls rtrace counted are the fixture's own:
   block    SIGTRAP blocked, work() called: still blocked, and a raised
            SIGTRAP stays pending.
   thread   SIGTRAP ignored; a new thread calls work(): no effect.
+  inherited  SIGTRAP ignored by the shell that execs the program, which
+           calls work() and raises SIGTRAP: no effect.
   attach   the program ignores SIGTRAP before rtrace attaches; the calls
            made while attached are counted, and after the detach a
            raised SIGTRAP is still ignored.
@@ -40,7 +42,7 @@ import runtest  # noqa: E402  (its fixture builds)
 FAILED = []
 ENGINES = ([], ["--engine", "trap"])
 CASES = (["ignore", "2000"], ["handle", "1000", "20"], ["block", "2000"],
-         ["thread", "2000"])
+         ["thread", "2000"], ["inherited", "2000"])
 
 
 def row(name, ok, detail=""):
@@ -79,8 +81,16 @@ def traced(args, log, wrapper):
     return got
 
 
+# A shell that ignores SIGTRAP, then execs its arguments: what it runs
+# inherits SIG_IGN (rtrace, and the program rtrace starts).
+IGNORING = ["sh", "-c", "trap '' TRAP; exec \"$@\"", "sh"]
+
+
 def run_case(args, exe, case, extra, tag, tmp, wrapper):
     name = "%s%s %s: " % (tag, " ".join(case), " ".join(extra) or "default engine")
+    if case[0] == "inherited":
+        wrapper = list(wrapper) + IGNORING
+        case = ["raise"] + case[1:]
     native = subprocess.run(list(wrapper) + [exe] + case, capture_output=True, text=True)
     log = os.path.join(tmp, "%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + case + extra))
     try:
