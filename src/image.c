@@ -500,7 +500,10 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_plan *plan = NULL;
 	struct rt_image *img;
 
-	if (rt_symbols_open(path, RT_SYMS_QUIET, &syms))
+	/* without --mem only libc's exported signal calls are looked for */
+	if (rt_symbols_open(path, RT_SYMS_QUIET |
+					  (tr->cfg.mem ? 0 : RT_SYMS_NO_DEBUG),
+			    &syms))
 		return;
 	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);
 	img = rt_image_new(syms, plan, base);
