@@ -9,7 +9,10 @@ blocked SIGTRAP when one is hit.  Each case runs tests/fixtures/sigtrap.rs
 natively, then under `rtrace record`, with the default engine and with
 --engine trap, at -O0 and -O3, as root and as user nobody (where setpriv
 can make it so), and checks that the program behaves as natively (stdout,
-exit status) and that the calls rtrace counted are the fixture's own:
+exit status) and that the calls rtrace counted are the fixture's own.
+Each case runs with every function of the fixture traced, and with work()
+alone: then a thread's first event (a breakpoint with either engine)
+comes after the program set SIGTRAP.
 
   ignore   SIGTRAP ignored, work() called, SIGTRAP raised: no effect.
   handle   a SIGTRAP handler that calls a traced function (SIGTRAP is
@@ -86,16 +89,17 @@ def traced(args, log, wrapper):
 IGNORING = ["sh", "-c", "trap '' TRAP; exec \"$@\"", "sh"]
 
 
-def run_case(args, exe, case, extra, tag, tmp, wrapper):
-    name = "%s%s %s: " % (tag, " ".join(case), " ".join(extra) or "default engine")
+def run_case(args, exe, case, extra, tag, tmp, wrapper, pattern):
+    name = "%s%s %s -f %s: " % (tag, " ".join(case), " ".join(extra) or "default engine", pattern)
     if case[0] == "inherited":
         wrapper = list(wrapper) + IGNORING
         case = ["raise"] + case[1:]
     native = subprocess.run(list(wrapper) + [exe] + case, capture_output=True, text=True)
-    log = os.path.join(tmp, "%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + case + extra))
+    log = os.path.join(tmp, "%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + case + extra
+                                                     + [pattern.replace(":", "").replace("*", "all")]))
     try:
         r = subprocess.run(list(wrapper) + [args.rtrace, "record", "-o", log,
-                                            "-f", "sigtrap::*"] + extra + ["--", exe] + case,
+                                            "-f", pattern] + extra + ["--", exe] + case,
                            capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         row(name + "rtrace ends", False, "timed out")
@@ -104,7 +108,8 @@ def run_case(args, exe, case, extra, tag, tmp, wrapper):
         r.returncode == native.returncode == 0 and r.stdout == native.stdout,
         "exit %d (native %d), %r; %s" % (r.returncode, native.returncode,
                                          r.stdout[-80:], r.stderr.strip()[-200:]))
-    want = counts(native.stdout)
+    want = {k: v for k, v in counts(native.stdout).items()
+            if pattern.endswith("*") or k == pattern}
     got = traced(args, log, wrapper) or {}
     got = {k: got.get(k, 0) for k in want}
     row(name + "calls counted (by construction)", got == want, "%s, want %s" % (got, want))
@@ -139,7 +144,8 @@ def run_attach(args, exe, extra, tag, tmp, wrapper):
 def run_all(args, exe, tag, tmp, wrapper):
     for extra in ENGINES:
         for case in CASES:
-            run_case(args, exe, case, extra, tag, tmp, wrapper)
+            for pattern in ("sigtrap::*", "sigtrap::work"):
+                run_case(args, exe, case, extra, tag, tmp, wrapper, pattern)
         run_attach(args, exe, extra, tag, tmp, wrapper)
 
 
