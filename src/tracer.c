@@ -764,8 +764,13 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	/* with counts only there are no times to measure for; a thread held
 	 * for a script would spoil the measurement.  Nor while a chain is
 	 * pending: a signal handler runs hits in the middle of one, and the
-	 * interrupted chain must still know where it resumes */
-	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only) {
+	 * interrupted chain must still know where it resumes.  Nor at
+	 * rtrace's own hook, which every probed program now meets once: with
+	 * the inline engine it would cost a measuring chain of stops */
+	if (unlikely(pr->role == RT_ROLE_MODULES)) {
+		/* nothing recorded, nothing to measure for */
+	} else if (th->calib_due <= 1 && th->proc->record &&
+		   !tr->cfg.count_only) {
 		if (verdict != RT_HIT_STOP && !th->calib_left)
 			ip = begin_calib(th, plan, ip, ts);
 	} else {
