@@ -164,13 +164,19 @@ static void block_again(struct rt_thread *th)
 		rt_tracee_setsigmask(th->tid, mask | TRAP_BIT);
 }
 
+bool rt_sigtrap_touched(const struct rt_thread *th)
+{
+	return th->proc && (th->proc->sigtrap.disp != RT_TRAP_DEFAULT ||
+			    th->trap_blocked);
+}
+
 int rt_sigtrap_repair(struct rt_thread *th)
 {
 	struct rt_process *p = th->proc;
 	bool reset, block = th->trap_blocked;
 	int deferred = 0, err;
 
-	if (!p || (p->sigtrap.disp == RT_TRAP_DEFAULT && !block))
+	if (!rt_sigtrap_touched(th))
 		return 0;
 	switch (p->sigtrap.disp) {
 	case RT_TRAP_IGNORED:

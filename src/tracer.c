@@ -687,14 +687,31 @@ static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
 	return v;
 }
 
+/* Puts back what a SIGTRAP of rtrace's changed of the program's own
+ * (sigtrap.h); a signal that came meanwhile is returned.  The time that
+ * took, when it took any, is the thread's lost time, like a log write. */
+static int repair_sigtrap(struct rt_tracer *tr, struct rt_thread *th)
+{
+	uint64_t t0;
+	int sig;
+
+	if (likely(!rt_sigtrap_touched(th)))
+		return 0;
+	t0 = now_ns();
+	sig = rt_sigtrap_repair(th);
+	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, now_ns() - t0, t0);
+	return sig;
+}
+
 /* The program is about to set a signal's action or mask (libc's
  * sigaction() or pthread_sigmask()): what this breakpoint's SIGTRAP
  * changed is put back by what was set before, which the kernel judged
  * it by; then what the call sets for SIGTRAP is noted. */
-static struct decision on_signal_call(struct rt_thread *th,
+static struct decision on_signal_call(struct rt_tracer *tr,
+				      struct rt_thread *th,
 				      const struct rt_probe *pr)
 {
-	int sig = rt_sigtrap_repair(th);
+	int sig = repair_sigtrap(tr, th);
 	bool taken;
 
 	rt_sigtrap_call(th, pr->role == RT_ROLE_SIGACTION);
@@ -732,7 +749,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
 	if (unlikely(pr->role == RT_ROLE_SIGACTION ||
 		     pr->role == RT_ROLE_SIGMASK))
-		return on_signal_call(th, pr);
+		return on_signal_call(tr, th, pr);
 	/* not at the entry of inlined calls alone: libtest's closure of a
 	 * test is inlined into the runner's call_once, where the test is not
 	 * yet on the stack to tell two tests of one thread name apart */
@@ -1222,15 +1239,19 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 }
 
 /* After a SIGTRAP of rtrace's own (not one passed on to the program),
- * what the kernel changed of the program's SIGTRAP goes back. */
-static void keep_sigtrap(struct rt_thread *th, struct decision *d)
+ * what the kernel changed of the program's SIGTRAP goes back.  Not in
+ * the middle of a measuring chain, where no code of the program runs
+ * and the repair's time would be measured as the stops': at its end. */
+static void keep_sigtrap(struct rt_tracer *tr, struct rt_thread *th,
+			 struct decision *d)
 {
 	int sig;
 
 	if (d->kept || d->sig == SIGTRAP ||
-	    (d->how != RESUME_CONT && d->how != RESUME_HOLD))
+	    (d->how != RESUME_CONT && d->how != RESUME_HOLD) ||
+	    (th->calib_left && !th->calib_spoiled))
 		return;
-	sig = rt_sigtrap_repair(th);
+	sig = repair_sigtrap(tr, th);
 	if (sig && !d->sig)
 		d->sig = sig;
 }
@@ -1286,7 +1307,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 		rt_thread_set_state(th, RT_TS_STOPPED);
 	d = dispatch(tr, th, &w);
 	if (w.kind == RT_STOP_TRAP)
-		keep_sigtrap(th, &d);
+		keep_sigtrap(tr, th, &d);
 	resume(tr, th, &d);
 	flush_now_and_then(tr);
 	if (tr->setup_failed)

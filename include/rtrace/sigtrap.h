@@ -70,6 +70,11 @@ void rt_sigtrap_inherit(struct rt_thread *c, const struct rt_thread *creator);
  * argument registers (th->regs) and the memory they point to. */
 void rt_sigtrap_call(struct rt_thread *th, bool action);
 
+/* Whether the program set SIGTRAP, as @th sees it, to anything but its
+ * default action, unblocked: only then may rt_sigtrap_repair() have work.
+ * Free: what an ordinary program pays per hit. */
+bool rt_sigtrap_touched(const struct rt_thread *th);
+
 /* Stopped thread @th just took a SIGTRAP of rtrace's (a breakpoint, a
  * step, a remote call's trap): puts back what the kernel changed, if the
  * program had SIGTRAP ignored, caught or blocked.  Returns a signal that
