@@ -33,15 +33,17 @@ static enum rt_trap_disp disp_of(uint64_t handler)
 				     RT_TRAP_CAUGHT;
 }
 
-/* Says once per process why its SIGTRAP stays as the kernel left it. */
+/* Says once per process why its SIGTRAP action stays as the kernel left
+ * it; it is not tried again. */
 static void cannot(struct rt_process *p, int err)
 {
-	if (p->sigtrap.warned || err == -ESRCH)  /* gone: nothing to keep */
+	if (p->sigtrap.given_up || err == -ESRCH)  /* gone: nothing to keep */
 		return;
-	p->sigtrap.warned = true;
+	p->sigtrap.given_up = true;
 	if (err == -EPERM)
 		pr_warn("process %d: its seccomp filter could kill it for the "
-			"rt_sigaction call that puts back its SIGTRAP action; "
+			"rt_sigaction call that puts back its SIGTRAP action "
+			"(or rtrace cannot read it without CAP_SYS_ADMIN); "
 			"rtrace's breakpoints may leave SIGTRAP at its "
 			"default action", p->pid);
 	else
@@ -194,7 +196,8 @@ int rt_sigtrap_repair(struct rt_thread *th)
 		reset = false;
 		break;
 	}
-	if (reset && (err = put_back_action(th, &deferred)))
+	if (reset && !p->sigtrap.given_up &&
+	    (err = put_back_action(th, &deferred)))
 		cannot(p, err);
 	if (block)
 		block_again(th);

@@ -47,7 +47,8 @@ struct rt_kaction {
 struct rt_sigtrap {
 	uint8_t disp;            /* enum rt_trap_disp */
 	bool act_known;          /* @act is the kernel's, but for the handler */
-	bool warned;             /* said once why it cannot be put back */
+	bool given_up;           /* the action cannot be put back (said once):
+				  * not tried again */
 	uint64_t want;           /* the handler the program set */
 	struct rt_kaction act;
 };
