@@ -22,6 +22,10 @@ comes after the program set SIGTRAP.
   thread   SIGTRAP ignored; a new thread calls work(): no effect.
   inherited  SIGTRAP ignored by the shell that execs the program, which
            calls work() and raises SIGTRAP: no effect.
+  sandbox  SIGTRAP ignored, then a seccomp filter that kills the program
+           for rt_sigaction(SIGTRAP): rtrace must not make that call.  It
+           says so; the program is not killed by the filter, but dies of
+           the SIGTRAP it raised (status 133: a documented limit).
   attach   the program ignores SIGTRAP before rtrace attaches; the calls
            made while attached are counted, and after the detach a
            raised SIGTRAP is still ignored.
@@ -141,12 +145,33 @@ def run_attach(args, exe, extra, tag, tmp, wrapper):
     row(name + "calls while attached (by construction)", got == 1000, got)
 
 
+def run_sandbox(args, exe, extra, tag, tmp, wrapper):
+    name = "%ssandbox %s: " % (tag, " ".join(extra) or "default engine")
+    native = subprocess.run(list(wrapper) + [exe, "sandbox", "1000"], capture_output=True, text=True)
+    log = os.path.join(tmp, "sandbox-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + extra))
+    try:
+        r = subprocess.run(list(wrapper) + [args.rtrace, "record", "-o", log, "-f", "sigtrap::work"]
+                           + extra + ["--", exe, "sandbox", "1000"],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        row(name + "rtrace ends", False, "timed out")
+        return
+    row(name + "natively the program exits 0", native.returncode == 0, native.returncode)
+    row(name + "rtrace makes no rt_sigaction the filter kills for",
+        r.returncode == 128 + signal.SIGTRAP, "exit %d (%d: SIGSYS)" % (r.returncode,
+                                                                       128 + signal.SIGSYS))
+    row(name + "rtrace says why, once",
+        r.stderr.count("seccomp filter could kill it for the rt_sigaction") == 1,
+        r.stderr.strip()[-300:])
+
+
 def run_all(args, exe, tag, tmp, wrapper):
     for extra in ENGINES:
         for case in CASES:
             for pattern in ("sigtrap::*", "sigtrap::work"):
                 run_case(args, exe, case, extra, tag, tmp, wrapper, pattern)
         run_attach(args, exe, extra, tag, tmp, wrapper)
+        run_sandbox(args, exe, extra, tag, tmp, wrapper)
 
 
 def main():
