@@ -29,6 +29,7 @@
 #include "rtrace/arm.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/sigtrap.h"
 #include "rtrace/unwind.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
@@ -287,12 +288,37 @@ static void keep_clear_of_threads(struct rt_tracer *tr, struct rt_plan *plan)
 	free(ips);
 }
 
+/* SIGTRAP as the program set it, before rtrace makes any of its own. */
+static void note_sigtrap(struct rt_tracer *tr, struct rt_process *p,
+			 struct rt_thread *any)
+{
+	rt_sigtrap_note(p, any);
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th != any)
+			rt_sigtrap_note_mask(th);
+	}
+}
+
+/* What rtrace's traps in stopped thread @th (its remote calls, its
+ * steps out of the scratch area) changed of SIGTRAP goes back. */
+static void keep_sigtrap(struct rt_thread *th)
+{
+	int sig = rt_sigtrap_repair(th);
+
+	if (sig && !th->pending_sig)
+		th->pending_sig = sig;
+}
+
 static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 {
 	struct rt_thread *any = rt_tasks_thread_at(tr->tasks, 0);
 	uint64_t ts = now_ns();
-	int err = rt_image_build(tr, p);
+	int err;
 
+	note_sigtrap(tr, p, any);
+	err = rt_image_build(tr, p);
 	tr->first_exec_done = true;
 	if (!err && p->img->plan)
 		keep_clear_of_threads(tr, p->img->plan);
@@ -300,9 +326,13 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 		err = rt_image_arm(tr, p, any->tid, &any->pending_sig);
 	if (err)
 		return err;
-	/* the libraries are mapped already: no hook will say so */
-	if (tr->cfg.mem)
+	/* the libraries are mapped already: no hook will say so (libc's
+	 * signal calls matter only where something is probed) */
+	if (tr->cfg.mem || p->img->plan)
 		rt_image_scan_libraries(tr, any);
+	/* also the steps that took threads out of the jumps' bytes */
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
+		keep_sigtrap(rt_tasks_thread_at(tr->tasks, i));
 	if (!p->img->plan)
 		return 0;
 	rt_image_log(tr, p);
@@ -481,6 +511,8 @@ int rt_tracer_detach(struct rt_tracer *tr)
 		rt_tracer_take_pending_trap(rt_tasks_thread_at(tr->tasks, i));
 	rt_tasks_for_each_process(tr->tasks, p)
 		clean_process(tr, p);
+	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
+		keep_sigtrap(rt_tasks_thread_at(tr->tasks, i));
 	while (rt_tasks_nthreads(tr->tasks)) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, 0);
 

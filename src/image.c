@@ -51,6 +51,8 @@ static uint32_t func_flags(const struct rt_plan_func *pf)
 	case RT_ROLE_FREE:
 		return RT_FUNC_MEM_FREE;
 	case RT_ROLE_MODULES:
+	case RT_ROLE_SIGACTION:
+	case RT_ROLE_SIGMASK:
 		return RT_FUNC_HELPER;
 	default:
 		return pf->helper	 ? RT_FUNC_HELPER :
@@ -188,19 +190,47 @@ static uint8_t allocator_role(const struct rt_func *fn)
 	return 0;
 }
 
-/* Symbol indexes and roles of the allocator entry points of @syms. */
-static size_t find_allocator(const struct rt_symbols *syms, size_t **idx,
-			     uint8_t **roles)
+/* libc's calls that set SIGTRAP's action or mask, and those that call
+ * them (signal(), sigset(), sigprocmask(), siglongjmp()...), by the
+ * entry they all reach (sigtrap.h). */
+static const struct {
+	const char *name;
+	uint8_t role;
+} signal_calls[] = {
+	{ "sigaction", RT_ROLE_SIGACTION },
+	{ "pthread_sigmask", RT_ROLE_SIGMASK },
+};
+
+/* The role of @fn as one of those, or 0.  Global symbols only: the
+ * dynamic linker has a sigaction of its own, which programs never call. */
+static uint8_t signal_role(const struct rt_func *fn)
 {
+	for (size_t i = 0; fn->global && i < ARRAY_SIZE(signal_calls); i++)
+		if (rt_func_named(fn, signal_calls[i].name))
+			return signal_calls[i].role;
+	return 0;
+}
+
+/* Symbol indexes and roles of the functions of @syms probed for a role:
+ * the allocator's entry points with --mem (@mem), libc's signal calls
+ * always. */
+static size_t find_special(const struct rt_symbols *syms, bool mem,
+			   size_t **idx, uint8_t **roles)
+{
+	/* room for two of each, and for the entry hook */
+	const size_t room = (ARRAY_SIZE(allocator) +
+			     ARRAY_SIZE(signal_calls)) * 2;
 	size_t n = 0;
 
-	/* room for two of each, and for the entry hook */
-	*idx = xmalloc((ARRAY_SIZE(allocator) * 2 + 1) * sizeof(**idx));
-	*roles = xmalloc(ARRAY_SIZE(allocator) * 2 + 1);
+	*idx = xmalloc((room + 1) * sizeof(**idx));
+	*roles = xmalloc(room + 1);
 	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
-		uint8_t role = allocator_role(rt_symbols_func(syms, i));
+		const struct rt_func *fn = rt_symbols_func(syms, i);
+		uint8_t role = mem ? allocator_role(fn) : 0;
 
-		if (role && n < ARRAY_SIZE(allocator) * 2) {
+		if (!role)
+			role = signal_role(fn);
+		if (role && n < room) {
 			(*idx)[n] = i;
 			(*roles)[n++] = role;
 		}
@@ -285,9 +315,9 @@ static int read_mem(void *ctx, rt_raddr addr, void *buf, size_t len)
 }
 
 /*
- * With --mem, the libraries are looked at when the program reaches its
- * entry point: the dynamic linker has mapped and relocated them by then,
- * so that what their PLT stubs lead to can be followed.  Later dlopens are
+ * The libraries are looked at when the program reaches its entry point:
+ * the dynamic linker has mapped and relocated them by then, so that what
+ * their PLT stubs lead to can be followed.  With --mem, later dlopens are
  * caught at the dynamic linker's hook (watch_libraries()).
  */
 static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
@@ -318,8 +348,9 @@ static bool must_stop(void *ctx, const struct rt_func *fn)
 }
 
 /* The plan for @syms at @bias in @p: the selected functions @idx[0..n),
- * and with --mem the allocator's entry points (and, in the executable,
- * the hook at its entry point). */
+ * libc's signal calls, with --mem the allocator's entry points, and in
+ * an executable that has something probed and loads libraries, the hook
+ * at its entry point (where those calls are found). */
 static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 		      struct rt_symbols *syms, const size_t *idx, size_t n,
 		      struct rt_inlined *inl, rt_raddr bias, bool exe,
@@ -329,11 +360,10 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 	uint8_t *roles = NULL;
 	int err = 0;
 
-	if (tr->cfg.mem) {
-		ns = find_allocator(syms, &sp, &roles);
-		if (exe)
-			add_entry_hook(syms, sp, roles, &ns);
-	}
+	ns = find_special(syms, tr->cfg.mem, &sp, &roles);
+	if (exe && (tr->cfg.mem ||
+		    (rt_symbols_interp(syms) && n + rt_inlined_nfuncs(inl))))
+		add_entry_hook(syms, sp, roles, &ns);
 	*plan = NULL;
 	if (n + ns + rt_inlined_nfuncs(inl)) {
 		load_lines(syms, idx, n);
@@ -470,7 +500,10 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_plan *plan = NULL;
 	struct rt_image *img;
 
-	if (rt_symbols_open(path, RT_SYMS_QUIET, &syms))
+	/* without --mem only libc's exported signal calls are looked for */
+	if (rt_symbols_open(path, RT_SYMS_QUIET |
+					  (tr->cfg.mem ? 0 : RT_SYMS_NO_DEBUG),
+			    &syms))
 		return;
 	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);
 	img = rt_image_new(syms, plan, base);

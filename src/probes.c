@@ -605,10 +605,24 @@ static void set_role(struct rt_plan *p, struct rt_plan_func *f, uint8_t role)
 			pr->role = role;
 }
 
+/* The sites a function probed for @role needs: an allocator's results
+ * are needed, a hook's entry is enough. */
+static unsigned role_kinds(uint8_t role)
+{
+	switch (role) {
+	case RT_ROLE_MODULES:
+	case RT_ROLE_SIGACTION:
+	case RT_ROLE_SIGMASK:
+		return RT_PROBE_ENTRY;
+	default:
+		return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
+	}
+}
+
 /* Functions probed for a role of their own: the memory allocator's entry
  * points (entries, exits and tail jumps: their results are needed), the
- * dynamic linker's hook (entry only).  One already selected takes the
- * role too. */
+ * dynamic linker's hook and libc's signal calls (entry only).  One
+ * already selected takes the role too. */
 static void add_special(struct rt_plan *p, const struct rt_symbols *syms,
 			const struct rt_plan_request *req, rt_insn_vec *insns,
 			uint8_t *taken)
@@ -628,10 +642,7 @@ static void add_special(struct rt_plan *p, const struct rt_symbols *syms,
 		pf->id = req->first_id + p->funcs.n - 1;
 		pf->fn = fn;
 		pf->role = req->roles[i];
-		plan_func(p, syms, pf, insns, pf->role == RT_ROLE_MODULES ?
-					       RT_PROBE_ENTRY :
-					       RT_PROBE_ENTRY | RT_PROBE_EXIT |
-						       RT_PROBE_TAIL);
+		plan_func(p, syms, pf, insns, role_kinds(pf->role));
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #define PR_FMT "remote"
 #define PR_DOMAIN RT_DOM_TRACEE
@@ -74,8 +75,96 @@ static bool remote_allowed(pid_t tid, long nr, const uint64_t args[6],
 	return false;
 }
 
-int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
-		      const uint64_t args[6], long *result, int *deferred_sig)
+/* Runs the call set up in @tid's registers to its end: to the breakpoint
+ * after it, or, when @quiet, to the system call's exit stop. */
+static int run_call(pid_t tid, bool quiet, int *deferred_sig)
+{
+	int err;
+
+	if (!quiet)
+		return run_until(tid, rt_tracee_cont, RT_STOP_TRAP,
+				 deferred_sig);
+	err = run_until(tid, rt_tracee_syscall, RT_STOP_SYSCALL, deferred_sig);
+	if (!err)  /* that was the entry; the exit comes next */
+		err = run_until(tid, rt_tracee_syscall, RT_STOP_SYSCALL,
+				deferred_sig);
+	return err;
+}
+
+/*
+ * A thread stopped in a system call that a signal (or an attach's
+ * interrupt) cut short is restarted by the kernel on its way out of the
+ * signal-delivery path, by what its registers say.  A quiet call ends at
+ * its own exit stop, which that path does not follow: put back there, the
+ * registers would reach the program with -ERESTARTSYS in them.  So the
+ * thread is stopped once more, in that path, by a SIGSTOP (which the
+ * program cannot block, catch or ignore) that the caller's resume drops.
+ */
+static int stop_in_signal_path(pid_t tid, int *deferred_sig)
+{
+	struct rt_wait w;
+	int err;
+
+	if (syscall(SYS_tkill, tid, SIGSTOP))
+		return -errno;
+	err = rt_tracee_cont(tid, 0);
+	while (!err) {
+		err = rt_wait_tid(tid, &w);
+		if (err)
+			break;
+		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED)
+			return -ESRCH;
+		if (w.kind == RT_STOP_SIGNAL && w.sig == SIGSTOP)
+			return 0;
+		if (w.kind == RT_STOP_SIGNAL && deferred_sig)
+			*deferred_sig = w.sig;
+		err = rt_tracee_cont(tid, 0);
+	}
+	return err;
+}
+
+/* A remote call's data on the stack: @len bytes of @buf at *at (0 when
+ * there are none), the bytes it covers kept in @keep. */
+struct stack_data {
+	void *buf;
+	size_t len;
+	rt_raddr at;
+	uint8_t keep[RT_REMOTE_DATA_MAX];
+};
+
+static int place_data(struct rt_mem *mem, const struct rt_regs *r,
+		      struct stack_data *d)
+{
+	int err;
+
+	if (!d || !d->len)
+		return 0;
+	if (d->len > sizeof(d->keep))
+		return -E2BIG;
+	d->at = rt_arch_stack_scratch(r, d->len);
+	err = rt_mem_read(mem, d->at, d->keep, d->len);
+	if (!err)
+		err = rt_mem_write(mem, d->at, d->buf, d->len);
+	return err;
+}
+
+/* The call's data back into its buffer, the stack as it was. */
+static int take_data(struct rt_mem *mem, struct stack_data *d, bool ran)
+{
+	int err = 0;
+
+	if (!d || !d->len || !d->at)
+		return 0;
+	if (ran)
+		err = rt_mem_read(mem, d->at, d->buf, d->len);
+	if (rt_mem_write(mem, d->at, d->keep, d->len) && !err)
+		err = -EIO;
+	return err;
+}
+
+static int inject(pid_t tid, struct rt_mem *mem, long nr, uint64_t args[6],
+		  struct stack_data *data, int data_arg, bool quiet,
+		  long *result, int *deferred_sig)
 {
 	struct rt_regs saved, regs;
 	size_t len;
@@ -88,21 +177,29 @@ int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 	if (err)
 		return err;
 	at = rt_arch_ip(&saved);
+	err = place_data(mem, &saved, data);
+	if (err)
+		return err;
+	if (data && data->len && data_arg >= 0)
+		args[data_arg] = data->at;
 	/* the program's seccomp filter judges rtrace's calls as its own, and
 	 * may kill it for one it would never make */
-	if (!remote_allowed(tid, nr, args, at))
+	if (!remote_allowed(tid, nr, args, at)) {
+		take_data(mem, data, false);
 		return -EPERM;
+	}
 	err = rt_mem_read(mem, at, orig, len);
 	if (!err)
 		err = rt_mem_write(mem, at, code, len);
-	if (err)
+	if (err) {
+		take_data(mem, data, false);
 		return err;
+	}
 	regs = saved;
 	rt_arch_syscall_setup(&regs, at, nr, args);
 	err = rt_tracee_setregs(tid, &regs);
 	if (!err)
-		err = run_until(tid, rt_tracee_cont, RT_STOP_TRAP,
-				deferred_sig);
+		err = run_call(tid, quiet, deferred_sig);
 	if (!err)
 		err = rt_tracee_getregs(tid, &regs);
 	if (!err)
@@ -110,8 +207,33 @@ int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 	/* put everything back even after a failure, keeping the first error */
 	err2 = rt_mem_write(mem, at, orig, len);
 	if (!err2)
+		err2 = take_data(mem, data, !err);
+	if (!err2)
 		err2 = rt_tracee_setregs(tid, &saved);
+	if (!err2 && quiet && rt_arch_syscall_restarts(&saved))
+		err2 = stop_in_signal_path(tid, deferred_sig);
 	return err ? err : err2;
+}
+
+int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
+		      const uint64_t args[6], long *result, int *deferred_sig)
+{
+	uint64_t a[6];
+
+	memcpy(a, args, sizeof(a));
+	return inject(tid, mem, nr, a, NULL, -1, false, result, deferred_sig);
+}
+
+int rt_remote_syscall_quiet(pid_t tid, struct rt_mem *mem, long nr,
+			    const uint64_t args[6], void *data, size_t len,
+			    int data_arg, long *result, int *deferred_sig)
+{
+	struct stack_data d = { .buf = data, .len = len };
+	uint64_t a[6];
+
+	memcpy(a, args, sizeof(a));
+	return inject(tid, mem, nr, a, &d, data_arg, true, result,
+		      deferred_sig);
 }
 
 int rt_remote_mmap_exec(pid_t tid, struct rt_mem *mem, rt_raddr hint,

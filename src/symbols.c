@@ -80,6 +80,23 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
+/* RT_SYMS_NO_DEBUG: a debug file's full symbol table, read for every
+ * library a program maps, costs it milliseconds at each start. */
+static int no_debuginfo(Dwfl_Module *mod, void **user, const char *name,
+			Dwarf_Addr base, const char *file, const char *link,
+			GElf_Word crc, char **path)
+{
+	(void)mod, (void)user, (void)name, (void)base, (void)file;
+	(void)link, (void)crc, (void)path;
+	return -1;
+}
+
+static const Dwfl_Callbacks own_symbols_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = no_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
 static void read_interp(struct rt_symbols *s, const GElf_Ehdr *eh)
 {
 	for (size_t i = 0; i < eh->e_phnum; i++) {
@@ -155,7 +172,9 @@ static int open_dwfl(struct rt_symbols *s)
 {
 	int fd;
 
-	s->dwfl = dwfl_begin(&offline_callbacks);
+	s->dwfl = dwfl_begin(s->flags & RT_SYMS_NO_DEBUG ?
+				     &own_symbols_callbacks :
+				     &offline_callbacks);
 	if (!s->dwfl)
 		goto fail;
 	dwfl_report_begin(s->dwfl);

@@ -79,9 +79,7 @@ int rt_tracee_listen(pid_t tid)
 	return checked(ptrace(PTRACE_LISTEN, tid, 0, 0), "listen", tid);
 }
 
-/* The signal set on line @field ("SigPnd", "ShdPnd") of /proc/@tid/status,
- * 0 when unreadable. */
-static uint64_t status_sigset(pid_t tid, const char *field)
+uint64_t rt_tracee_status_sigset(pid_t tid, const char *field)
 {
 	char path[64], key[16], buf[2048];
 	const char *line;
@@ -104,12 +102,13 @@ static uint64_t status_sigset(pid_t tid, const char *field)
 
 bool rt_tracee_signal_pending(pid_t tid, int sig)
 {
-	return (status_sigset(tid, "SigPnd") >> (sig - 1)) & 1;
+	return (rt_tracee_status_sigset(tid, "SigPnd") >> (sig - 1)) & 1;
 }
 
 bool rt_tracee_signal_queued(pid_t pid, int sig)
 {
-	uint64_t set = status_sigset(pid, "SigPnd") | status_sigset(pid, "ShdPnd");
+	uint64_t set = rt_tracee_status_sigset(pid, "SigPnd") |
+		       rt_tracee_status_sigset(pid, "ShdPnd");
 
 	return (set >> (sig - 1)) & 1;
 }
@@ -134,6 +133,18 @@ int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si)
 {
 	return checked(ptrace(PTRACE_GETSIGINFO, tid, 0, si), "getsiginfo",
 		       tid);
+}
+
+int rt_tracee_getsigmask(pid_t tid, uint64_t *mask)
+{
+	return checked(ptrace(PTRACE_GETSIGMASK, tid, sizeof(*mask), mask),
+		       "getsigmask", tid);
+}
+
+int rt_tracee_setsigmask(pid_t tid, uint64_t mask)
+{
+	return checked(ptrace(PTRACE_SETSIGMASK, tid, sizeof(mask), &mask),
+		       "setsigmask", tid);
 }
 
 int rt_tracee_seccomp_filter(pid_t tid, unsigned long index,

@@ -49,6 +49,7 @@ struct decision {
 	int sig;
 	bool setregs;             /* write th->regs back first */
 	struct rt_thread *also;   /* a held thread that may now run */
+	bool kept;                /* SIGTRAP as the program set it is back */
 };
 
 /* Appends an event of thread @th to the log (when its process records). */

@@ -25,6 +25,7 @@
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/sigtrap.h"
 #include "rtrace/stopsig.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
@@ -689,6 +690,40 @@ static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
 	return v;
 }
 
+/* Puts back what a SIGTRAP of rtrace's changed of the program's own
+ * (sigtrap.h); a signal that came meanwhile is returned.  The time that
+ * took, when it took any, is the thread's lost time, like a log write. */
+static int repair_sigtrap(struct rt_tracer *tr, struct rt_thread *th)
+{
+	uint64_t t0;
+	int sig;
+
+	if (likely(!rt_sigtrap_touched(th)))
+		return 0;
+	t0 = now_ns();
+	sig = rt_sigtrap_repair(th);
+	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, now_ns() - t0, t0);
+	return sig;
+}
+
+/* The program is about to set a signal's action or mask (libc's
+ * sigaction() or pthread_sigmask()): what this breakpoint's SIGTRAP
+ * changed is put back by what was set before, which the kernel judged
+ * it by; then what the call sets for SIGTRAP is noted. */
+static struct decision on_signal_call(struct rt_tracer *tr,
+				      struct rt_thread *th,
+				      const struct rt_probe *pr)
+{
+	int sig = repair_sigtrap(tr, th);
+	bool taken;
+
+	rt_sigtrap_call(th, pr->role == RT_ROLE_SIGACTION);
+	rt_arch_set_ip(&th->regs,
+		       rt_arch_resume_ip(&pr->res, &th->regs, &taken));
+	return (struct decision){ .how = RESUME_CONT, .sig = sig,
+				  .setregs = true, .kept = true };
+}
+
 static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 {
 	const struct rt_plan *plan = NULL;
@@ -715,6 +750,9 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	pr = rt_tracer_find_probe(th->proc, site, &plan);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
 		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
+	if (unlikely(pr->role == RT_ROLE_SIGACTION ||
+		     pr->role == RT_ROLE_SIGMASK))
+		return on_signal_call(tr, th, pr);
 	/* not at the entry of inlined calls alone: libtest's closure of a
 	 * test is inlined into the runner's call_once, where the test is not
 	 * yet on the stack to tell two tests of one thread name apart */
@@ -725,7 +763,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		name_thread(tr, th, &at_site);
 	}
 	ts = now_ns();
-	tr->st.hits++;
+	tr->st.hits += pr->role != RT_ROLE_MODULES;  /* rtrace's own hook */
 	rt_fault("hit");
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
@@ -746,8 +784,13 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	/* with counts only there are no times to measure for; a thread held
 	 * for a script would spoil the measurement.  Nor while a chain is
 	 * pending: a signal handler runs hits in the middle of one, and the
-	 * interrupted chain must still know where it resumes */
-	if (th->calib_due <= 1 && th->proc->record && !tr->cfg.count_only) {
+	 * interrupted chain must still know where it resumes.  Nor at
+	 * rtrace's own hook, which every probed program now meets once: with
+	 * the inline engine it would cost a measuring chain of stops */
+	if (unlikely(pr->role == RT_ROLE_MODULES)) {
+		/* nothing recorded, nothing to measure for */
+	} else if (th->calib_due <= 1 && th->proc->record &&
+		   !tr->cfg.count_only) {
 		if (verdict != RT_HIT_STOP && !th->calib_left)
 			ip = begin_calib(th, plan, ip, ts);
 	} else {
@@ -768,7 +811,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 {
 	struct rt_process *p = th->proc;
 	unsigned long former;
-	int err;
+	int err, sig;
 
 	if (!p)  /* a thread is linked to its process before it can exec */
 		return D_CONT;
@@ -797,6 +840,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 		pr_dbg("process %d: no memory access after exec", p->pid);
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
 		return (struct decision){ .how = RESUME_DETACH };
+	/* as the exec left it, before rtrace's first trap in the image */
+	rt_sigtrap_note(p, th);
 	err = rt_image_build(tr, p);
 	if (!err && (p->img->plan || p->libs.n))
 		err = rt_remote_finish_syscall(th->tid, &th->pending_sig);
@@ -814,7 +859,10 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	if (!err)
 		rt_fault("armed");
 	rt_emit(tr, th, RT_EV_EXEC, RT_FUNC_NONE, 0, 0, now_ns());
-	return (struct decision){ .how = RESUME_CONT, .sig = th->pending_sig };
+	sig = rt_sigtrap_repair(th);  /* the arming's traps */
+	return (struct decision){ .how = RESUME_CONT,
+				  .sig = th->pending_sig ? th->pending_sig
+							 : sig };
 }
 
 static struct rt_process *new_child(struct rt_tracer *tr,
@@ -827,6 +875,7 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	if (rt_mem_open(pid, &c->mem))
 		pr_dbg("process %d: no memory access", pid);
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
+	c->sigtrap = parent->sigtrap;
 	vec_for_each(&parent->libs, lib)
 		vec_push(&c->libs, rt_image_get(*lib));
 	if (parent->removed && c->img) {
@@ -1004,6 +1053,7 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
+	rt_sigtrap_inherit(c, th);
 	if (!thread && !vfork && proc && reach_child(tr, th, c) == -ESRCH)
 		return D_CONT;  /* gone before its first stop */
 	if (thread && proc && proc->ia &&
@@ -1213,6 +1263,24 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	return (struct decision){ .how = RESUME_GONE };
 }
 
+/* After a SIGTRAP of rtrace's own (not one passed on to the program),
+ * what the kernel changed of the program's SIGTRAP goes back.  Not in
+ * the middle of a measuring chain, where no code of the program runs
+ * and the repair's time would be measured as the stops': at its end. */
+static void keep_sigtrap(struct rt_tracer *tr, struct rt_thread *th,
+			 struct decision *d)
+{
+	int sig;
+
+	if (d->kept || d->sig == SIGTRAP ||
+	    (d->how != RESUME_CONT && d->how != RESUME_HOLD) ||
+	    (th->calib_left && !th->calib_spoiled))
+		return;
+	sig = repair_sigtrap(tr, th);
+	if (sig && !d->sig)
+		d->sig = sig;
+}
+
 /* What is recorded reaches the file at least once a second, so that a
  * kill -9 of rtrace (or a power cut) loses at most the last second. */
 #define FLUSH_EVERY_NS 1000000000ULL
@@ -1263,6 +1331,8 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	if (th->state != RT_TS_NEW && th->state != RT_TS_EXITING)
 		rt_thread_set_state(th, RT_TS_STOPPED);
 	d = dispatch(tr, th, &w);
+	if (w.kind == RT_STOP_TRAP)
+		keep_sigtrap(tr, th, &d);
 	resume(tr, th, &d);
 	flush_now_and_then(tr);
 	if (tr->setup_failed)

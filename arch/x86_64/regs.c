@@ -96,6 +96,28 @@ const uint8_t *rt_arch_syscall_code(size_t *len)
 	return syscall_code;
 }
 
+#define X64_RED_ZONE 128
+
+/* The kernel's internal restart codes (include/linux/errno.h) */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
+
+bool rt_arch_syscall_restarts(const struct rt_regs *r)
+{
+	long ax = (long)r->r.rax;
+
+	return (long)r->r.orig_rax >= 0 &&
+	       (ax == -ERESTARTSYS || ax == -ERESTARTNOINTR ||
+		ax == -ERESTARTNOHAND || ax == -ERESTART_RESTARTBLOCK);
+}
+
+rt_raddr rt_arch_stack_scratch(const struct rt_regs *r, size_t len)
+{
+	return (r->r.rsp - X64_RED_ZONE - len) & ~(rt_raddr)15;
+}
+
 void rt_arch_syscall_setup(struct rt_regs *r, rt_raddr code, long nr,
 			   const uint64_t args[6])
 {

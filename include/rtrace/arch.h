@@ -66,6 +66,17 @@ const uint8_t *rt_arch_syscall_code(size_t *len);
 void rt_arch_syscall_setup(struct rt_regs *r, rt_raddr code, long nr,
 			   const uint64_t args[6]);
 
+/* Where @len bytes may go on the stack of a thread stopped with @r, for
+ * a remote system call's data: below the stack pointer and below what
+ * the ABI lets a function keep there (x86-64's 128-byte red zone),
+ * aligned for any type. */
+rt_raddr rt_arch_stack_scratch(const struct rt_regs *r, size_t len);
+
+/* Whether @r is a thread stopped in a system call that a signal
+ * interrupted and that the kernel restarts as the thread leaves the
+ * signal-delivery path (its result one of the -ERESTART* codes). */
+bool rt_arch_syscall_restarts(const struct rt_regs *r);
+
 /* The AUDIT_ARCH_* value the kernel gives a seccomp filter for this
  * CPU's system calls. */
 uint32_t rt_arch_audit_arch(void);

@@ -46,6 +46,9 @@ enum rt_func_role {
 	RT_ROLE_REALLOC_RUST,    /* (pointer, old size, align, size) */
 	RT_ROLE_FREE,            /* (pointer, ...) */
 	RT_ROLE_MEMALIGN,        /* (&pointer, align, size) -> 0 or error */
+	RT_ROLE_SIGACTION,       /* libc's sigaction (entry only): the
+				  * program may set SIGTRAP (sigtrap.h) */
+	RT_ROLE_SIGMASK,         /* libc's pthread_sigmask (entry only) */
 };
 
 /* Why a site of the inline engine is a breakpoint after all. */

@@ -23,6 +23,20 @@
 int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 		      const uint64_t args[6], long *result, int *deferred_sig);
 
+/* The most data rt_remote_syscall_quiet() places on the stack. */
+#define RT_REMOTE_DATA_MAX 256
+
+/* As rt_remote_syscall(), but the thread never executes a breakpoint: it
+ * is run to the call's exit stop (PTRACE_SYSCALL), one stop more, so
+ * that no SIGTRAP is forced on it (the kernel resets an ignored or
+ * blocked SIGTRAP when it forces one).  @len bytes of @data (at most
+ * RT_REMOTE_DATA_MAX, the caller's) are put on the thread's stack, below
+ * what its code may use, for the call: argument @data_arg (-1: none) is
+ * set to their address, and @data gets them back after the call. */
+int rt_remote_syscall_quiet(pid_t tid, struct rt_mem *mem, long nr,
+			    const uint64_t args[6], void *data, size_t len,
+			    int data_arg, long *result, int *deferred_sig);
+
 /* Moves a thread stopped at PTRACE_EVENT_EXEC to the exit of its execve.
  * At the event stop the kernel has yet to store execve's result in the
  * return register, and would overwrite whatever a remote call put there;

@@ -33,6 +33,9 @@ struct rt_func {
 
 enum rt_symbols_flags {
 	RT_SYMS_QUIET = 1 << 0,  /* failures at debug level, not as errors */
+	RT_SYMS_NO_DEBUG = 1 << 1, /* the file's own symbols only (a shared
+				    * library's .dynsym): no separate debug
+				    * file is looked for or read */
 };
 
 /* Opens executable @path and reads its function table.  On failure returns

@@ -15,6 +15,7 @@
 #include "rtrace/arch.h"
 #include "rtrace/libtest.h"
 #include "rtrace/probes.h"
+#include "rtrace/sigtrap.h"
 #include "rtrace/symbols.h"
 #include "rtrace/tracee.h"
 #include "rtrace/unwind.h"
@@ -60,6 +61,7 @@ struct rt_process {
 	bool ia_borrowed;
 	int lent_slot;            /* -1: the parent's thread had none */
 	pid_t lender;             /* the thread that vforked */
+	struct rt_sigtrap sigtrap; /* SIGTRAP as the program set it */
 	struct rt_process *next;
 };
 
@@ -89,6 +91,7 @@ struct rt_thread {
 	 * was: a thread that starts with the same one shares its ring */
 	uint64_t creator_tpr;
 	pid_t creator;
+	bool trap_blocked;        /* the program blocked SIGTRAP in it */
 };
 
 struct rt_tasks;

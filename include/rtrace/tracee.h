@@ -57,6 +57,16 @@ int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
  * rtrace's crash rescue may call it. */
 bool rt_tracee_signal_pending(pid_t tid, int sig);
 
+/* The blocked signals of stopped thread @tid (bit N-1 for signal N) into
+ * *mask, or set from @mask (PTRACE_GETSIGMASK, PTRACE_SETSIGMASK). */
+int rt_tracee_getsigmask(pid_t tid, uint64_t *mask);
+int rt_tracee_setsigmask(pid_t tid, uint64_t mask);
+
+/* The signal set on line @field ("SigPnd", "SigBlk", "SigIgn", "SigCgt")
+ * of /proc/@tid/status (a process or thread id), 0 when unreadable.
+ * Reads with open/read only, so that rtrace's crash rescue may call it. */
+uint64_t rt_tracee_status_sigset(pid_t tid, const char *field);
+
 /* Seccomp filter @index (0: the newest) of stopped thread @tid into @buf
  * (@cap instructions at most): its length, or -errno (-ENOENT past the
  * oldest, -EACCES without CAP_SYS_ADMIN, -E2BIG when longer than @cap). */

@@ -314,3 +314,26 @@ TEST_CASE(remote_syscall_and_helper_code)
 	TEST_EQ(len, 1);
 	TEST_EQ(code[0], 0xc3);
 }
+
+/* A remote call's data goes below the red zone, aligned; an interrupted
+ * system call is told by its orig_rax and an -ERESTART* result. */
+TEST_CASE(remote_stack_data_and_restarts)
+{
+	struct rt_regs r;
+
+	memset(&r, 0, sizeof(r));
+	r.r.rsp = 0x7ffc0000100f;
+	TEST_EQ(rt_arch_stack_scratch(&r, 32), 0x7ffc0000100f - 128 - 32 - 15);
+	TEST_TRUE(rt_arch_stack_scratch(&r, 32) + 32 <= r.r.rsp - 128);
+	r.r.orig_rax = (unsigned long long)-1;  /* not in a system call */
+	r.r.rax = (unsigned long long)-512;
+	TEST_TRUE(!rt_arch_syscall_restarts(&r));
+	r.r.orig_rax = 0;  /* read(2), cut short */
+	TEST_TRUE(rt_arch_syscall_restarts(&r));
+	r.r.rax = (unsigned long long)-516;
+	TEST_TRUE(rt_arch_syscall_restarts(&r));
+	r.r.rax = (unsigned long long)-4;  /* EINTR: the program sees it */
+	TEST_TRUE(!rt_arch_syscall_restarts(&r));
+	r.r.rax = 0;
+	TEST_TRUE(!rt_arch_syscall_restarts(&r));
+}

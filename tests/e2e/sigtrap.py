@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A program that sets SIGTRAP itself keeps what it set under rtrace.
+
+    sigtrap.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
+
+rtrace's breakpoints raise SIGTRAP, and the kernel resets an ignored or
+blocked SIGTRAP when one is hit.  Each case runs tests/fixtures/sigtrap.rs
+natively, then under `rtrace record`, with the default engine and with
+--engine trap, at -O0 and -O3, as root and as user nobody (where setpriv
+can make it so), and checks that the program behaves as natively (stdout,
+exit status) and that the calls rtrace counted are the fixture's own.
+Each case runs with every function of the fixture traced, and with work()
+alone: then a thread's first event (a breakpoint with either engine)
+comes after the program set SIGTRAP.
+
+  ignore   SIGTRAP ignored, work() called, SIGTRAP raised: no effect.
+  handle   a SIGTRAP handler that calls a traced function (SIGTRAP is
+           blocked while it runs): every raise reaches the handler.
+  block    SIGTRAP blocked, work() called: still blocked, and a raised
+           SIGTRAP stays pending.
+  thread   SIGTRAP ignored; a new thread calls work(): no effect.
+  inherited  SIGTRAP ignored by the shell that execs the program, which
+           calls work() and raises SIGTRAP: no effect.
+  sandbox  SIGTRAP ignored, then a seccomp filter that kills the program
+           for rt_sigaction(SIGTRAP): rtrace must not make that call.  It
+           says so; the program is not killed by the filter, but dies of
+           the SIGTRAP it raised (status 133: a documented limit).
+  attach   the program ignores SIGTRAP before rtrace attaches; the calls
+           made while attached are counted, and after the detach a
+           raised SIGTRAP is still ignored.
+
+Exit status 0 when no check is NG.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import adversary  # noqa: E402  (nobody: who may run what)
+import attach as attach_driver  # noqa: E402  (its Program driver)
+import runtest  # noqa: E402  (its fixture builds)
+
+FAILED = []
+ENGINES = ([], ["--engine", "trap"])
+CASES = (["ignore", "2000"], ["handle", "1000", "20"], ["block", "2000"],
+         ["thread", "2000"], ["inherited", "2000"])
+
+
+def row(name, ok, detail=""):
+    print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
+    if not ok:
+        FAILED.append(name)
+
+
+def build(args, opt):
+    b = runtest.Build(opt, False)
+    os.makedirs(args.build, exist_ok=True)
+    runtest.build_fixture(args, "sigtrap", b)
+    if b.error:
+        raise RuntimeError(b.error)
+    return b.exe
+
+
+def counts(out):
+    """The fixture's own COUNT lines: {name: calls}."""
+    got = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[0] == "COUNT":
+            got[f[1]] = int(f[2])
+    return got
+
+
+def traced(args, log, wrapper):
+    r = subprocess.run(list(wrapper) + [args.rtrace, "report", "--format", "json", log],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        return None
+    got = {}
+    for f in json.loads(r.stdout)["functions"]:
+        got[f["name"]] = got.get(f["name"], 0) + f["calls"]
+    return got
+
+
+# A shell that ignores SIGTRAP, then execs its arguments: what it runs
+# inherits SIG_IGN (rtrace, and the program rtrace starts).
+IGNORING = ["sh", "-c", "trap '' TRAP; exec \"$@\"", "sh"]
+
+
+def run_case(args, exe, case, extra, tag, tmp, wrapper, pattern):
+    name = "%s%s %s -f %s: " % (tag, " ".join(case), " ".join(extra) or "default engine", pattern)
+    if case[0] == "inherited":
+        wrapper = list(wrapper) + IGNORING
+        case = ["raise"] + case[1:]
+    native = subprocess.run(list(wrapper) + [exe] + case, capture_output=True, text=True)
+    log = os.path.join(tmp, "%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + case + extra
+                                                     + [pattern.replace(":", "").replace("*", "all")]))
+    try:
+        r = subprocess.run(list(wrapper) + [args.rtrace, "record", "-o", log,
+                                            "-f", pattern] + extra + ["--", exe] + case,
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        row(name + "rtrace ends", False, "timed out")
+        return
+    row(name + "exit status and stdout as natively",
+        r.returncode == native.returncode == 0 and r.stdout == native.stdout,
+        "exit %d (native %d), %r; %s" % (r.returncode, native.returncode,
+                                         r.stdout[-80:], r.stderr.strip()[-200:]))
+    want = {k: v for k, v in counts(native.stdout).items()
+            if pattern.endswith("*") or k == pattern}
+    got = traced(args, log, wrapper) or {}
+    got = {k: got.get(k, 0) for k in want}
+    row(name + "calls counted (by construction)", got == want, "%s, want %s" % (got, want))
+
+
+def run_attach(args, exe, extra, tag, tmp, wrapper):
+    name = "%sattach %s: " % (tag, " ".join(extra) or "default engine")
+    prog = attach_driver.Program(exe, wrapper, ["wait"])
+    log = os.path.join(tmp, "attach-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + extra))
+    rt = subprocess.Popen(list(wrapper) + [args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                                           "-f", "sigtrap::*"] + extra,
+                          stderr=subprocess.PIPE, text=True)
+    lines = []
+    for line in rt.stderr:
+        lines.append(line)
+        if "attached to process" in line or "cannot" in line:
+            break
+    done = prog.ask("run 1000")
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=60)
+    err = "".join(lines) + rt.stderr.read()
+    row(name + "rtrace detaches and exits 0", rc == 0, "exit %d %s" % (rc, err.strip()[-200:]))
+    after = prog.ask("run 10")
+    st, out = prog.finish()
+    row(name + "SIGTRAP still ignored after the detach: exits 0",
+        done == "done 1000" and after == "done 10" and st == 0
+        and "COUNT sigtrap::work 1010\n" in out, "exit %d, %r %r %r" % (st, done, after, out))
+    got = (traced(args, log, wrapper) or {}).get("sigtrap::work")
+    row(name + "calls while attached (by construction)", got == 1000, got)
+
+
+def run_sandbox(args, exe, extra, tag, tmp, wrapper):
+    name = "%ssandbox %s: " % (tag, " ".join(extra) or "default engine")
+    native = subprocess.run(list(wrapper) + [exe, "sandbox", "1000"], capture_output=True, text=True)
+    log = os.path.join(tmp, "sandbox-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + extra))
+    try:
+        r = subprocess.run(list(wrapper) + [args.rtrace, "record", "-o", log, "-f", "sigtrap::work"]
+                           + extra + ["--", exe, "sandbox", "1000"],
+                           capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        row(name + "rtrace ends", False, "timed out")
+        return
+    row(name + "natively the program exits 0", native.returncode == 0, native.returncode)
+    row(name + "rtrace makes no rt_sigaction the filter kills for",
+        r.returncode == 128 + signal.SIGTRAP, "exit %d (%d: SIGSYS)" % (r.returncode,
+                                                                       128 + signal.SIGSYS))
+    row(name + "rtrace says why, once",
+        r.stderr.count("seccomp filter could kill it for the rt_sigaction") == 1,
+        r.stderr.strip()[-300:])
+
+
+def run_all(args, exe, tag, tmp, wrapper):
+    for extra in ENGINES:
+        for case in CASES:
+            for pattern in ("sigtrap::*", "sigtrap::work"):
+                run_case(args, exe, case, extra, tag, tmp, wrapper, pattern)
+        run_attach(args, exe, extra, tag, tmp, wrapper)
+        run_sandbox(args, exe, extra, tag, tmp, wrapper)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
+        ap.add_argument(a, required=True)
+    args = ap.parse_args()
+    for a in ("rtrace", "fixtures", "build"):
+        setattr(args, a, os.path.abspath(getattr(args, a)))
+    for opt in ("0", "3"):
+        exe = build(args, opt)
+        tmp = tempfile.mkdtemp(prefix="rtrace-sigtrap.")
+        try:
+            tag = "O%s " % opt
+            run_all(args, exe, tag, tmp, ())
+            why = adversary.nobody_cannot(args, exe)
+            if why:
+                print("%-64s SKIP  %s" % (tag + "cases as user nobody", why))
+                continue
+            os.chmod(tmp, 0o777)
+            run_all(args, exe, tag + "nobody ", tmp, adversary.NOBODY)
+        finally:
+            subprocess.run(["rm", "-rf", tmp])
+    print("%d NG" % len(FAILED))
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
