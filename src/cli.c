@@ -12,6 +12,7 @@
 #define PR_FMT "cli"
 #define PR_DOMAIN RT_DOM_CLI
 #include "rtrace/cli.h"
+#include "rtrace/diff.h"
 #include "rtrace/log.h"
 #include "rtrace/merge.h"
 #include "rtrace/util.h"
@@ -84,6 +85,7 @@ static const char help_text[] =
 "       rtrace tree [OPTIONS] [LOG]\n"
 "       rtrace replay [OPTIONS] [LOG]\n"
 "       rtrace export --format=FMT [-o FILE] [OPTIONS] [LOG]\n"
+"       rtrace diff [OPTIONS] OLD NEW\n"
 "       rtrace [record] -p PID [OPTIONS]\n"
 "       rtrace -l [-f GLOB]... [--] PROGRAM\n"
 "       rtrace -x FILE [OPTIONS] [-- PROGRAM [ARGS...]]\n"
@@ -107,6 +109,11 @@ static const char help_text[] =
 "                  depth, with times, thread by thread (= report --replay)\n"
 "  export [LOG]    write the log as a Chrome/Perfetto trace, folded stacks,\n"
 "                  an SVG flame graph or an HTML report\n"
+"  diff OLD NEW    compare two runs: per function, calls, self and total\n"
+"                  time in each and the change, largest change in self\n"
+"                  time first (--sort total, calls or name; --format json\n"
+"                  or csv); functions called in one run only are marked\n"
+"                  new or gone\n"
 "\n"
 "Selecting functions:\n"
 "  -f, --function=GLOB  trace functions whose demangled name matches GLOB;\n"
@@ -232,6 +239,7 @@ static const char help_text[] =
 "  rtrace report --format json run.data      the same figures, for scripts\n"
 "  rtrace report --graph 'demo::index::*' run.data   callers and callees\n"
 "  rtrace tree --depth 3 --min-total 1ms run.data\n"
+"  rtrace diff before.data after.data        what a change did, per function\n"
 "  rtrace replay --tid 4242 --since 1s --until 1.2s run.data\n"
 "  rtrace export -o trace.json run.data      open it in ui.perfetto.dev\n"
 "  rtrace export --format folded run.data | flamegraph.pl > flame.svg\n"
@@ -401,6 +409,8 @@ static int parse_command(int argc, char **argv, struct rt_opts *o)
 		o->cmd = RT_CMD_RECORD;
 	else if (strcmp(argv[1], "report") == 0)
 		o->cmd = RT_CMD_REPORT;
+	else if (strcmp(argv[1], "diff") == 0)
+		o->cmd = RT_CMD_DIFF;
 	else if (!rt_viewopts_command(argv[1], o))
 		return 1;
 	return 2;
@@ -417,6 +427,8 @@ static int check_operands(struct rt_opts *o)
 		return -EINVAL;
 	if (o->cmd == RT_CMD_EXPORT)
 		return 0;
+	if (o->cmd == RT_CMD_DIFF)
+		return rt_diff_check(o);
 	if (o->cmd == RT_CMD_REPORT) {
 		/* several logs: only the table, which merges them */
 		if (o->argc > 1 && rt_merge_check(o))

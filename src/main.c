@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rtrace/cli.h"
+#include "rtrace/diff.h"
 #include "rtrace/log.h"
 #include "rtrace/prompt.h"
 #include "rtrace/script.h"
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
 		break;
 	case RT_CMD_EXPORT:
 		code = rt_views_export(&o);
+		break;
+	case RT_CMD_DIFF:
+		code = rt_diff_main(&o, stdout);
 		break;
 	case RT_CMD_LIST:
 		code = rt_session_list(&o);

@@ -18,6 +18,7 @@ enum rt_command {
 	RT_CMD_REPORT,     /* report from a log */
 	RT_CMD_LIST,       /* list what would be traced */
 	RT_CMD_EXPORT,     /* export a log: chrome, folded, svg, html */
+	RT_CMD_DIFF,       /* compare two logs */
 	RT_CMD_HELP,
 	RT_CMD_VERSION,
 	RT_CMD_SCRIPT,     /* -x FILE: a command file */

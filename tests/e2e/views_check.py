@@ -35,6 +35,12 @@ unwind, tail calls), then checks every view of each log against
              replay, every export, --graph, --mem, --stacks and the table
              end with status 0 or 2, one error line at most, under a
              1 GiB address-space limit
+  diff       `rtrace diff` of hotloop run with N = 3,000 and 8,000: each
+             side's calls, totals and self times are the report's of its
+             log, the changes are new minus old, leaf's calls are 3,000 and
+             8,000 (N, by construction), rows come largest change in self
+             time first; against a run tracing hotloop::leaf only, outer
+             and middle are "gone"; one log alone is refused in one line
   deep       deeprec recursing 40,000 deep: tree, replay, the html and
              folded exports write less than 64 MB each (an indentation
              per level made gigabytes)
@@ -442,6 +448,53 @@ def check_case(opts, t, fixture, args, opt):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_diff(opts, t):
+    exe = build(opts, "hotloop", "0")
+    tmp = tempfile.mkdtemp(prefix=".diff-", dir=opts.build)
+    try:
+        logs = []
+        for n, pat in ((3000, "hotloop::*"), (8000, "hotloop::*"),
+                       (8000, "hotloop::leaf")):
+            logs.append(os.path.join(tmp, "%d-%d.rtrace" % (n, len(logs))))
+            run([opts.rtrace, "record", "-q", "-o", logs[-1], "-f", pat, exe,
+                 str(n)])
+        d = json.loads(rtrace(opts, "diff", "--format", "json", logs[0], logs[1]))
+        by = {f["name"]: f for f in d["functions"]}
+        for side, log in (("old", logs[0]), ("new", logs[1])):
+            ref = report(opts, log)
+            for k in ("calls", "total_ns", "self_ns"):
+                compare(t, "diff", "%s %s = report" % (side, k),
+                        {n: r[k] for n, r in ref.items()},
+                        {n: (f[side] or {}).get(k, 0) for n, f in by.items()})
+        for k in ("calls", "total_ns", "self_ns"):
+            compare(t, "diff", "change %s = new - old" % k,
+                    {n: (f["new"] or {}).get(k, 0) - (f["old"] or {}).get(k, 0)
+                     for n, f in by.items()},
+                    {n: f["change"][k] for n, f in by.items()})
+        leaf = by.get("hotloop::leaf", {})
+        t.row("diff", "leaf's calls by construction",
+              (leaf.get("old") or {}).get("calls") == 3000 and
+              (leaf.get("new") or {}).get("calls") == 8000, "3000 -> 8000",
+              _clip(leaf))
+        ch = [abs(f["change"]["self_ns"]) for f in d["functions"]]
+        t.row("diff", "largest change in self time first",
+              ch == sorted(ch, reverse=True), "descending", _clip(ch))
+        g = json.loads(rtrace(opts, "diff", "--format", "json", logs[1], logs[2]))
+        st = {f["name"]: f["status"] for f in g["functions"]}
+        want = {"hotloop::leaf": "both", "hotloop::middle": "gone",
+                "hotloop::outer": "gone"}
+        t.row("diff", "functions one run did not trace are gone",
+              all(st.get(k) == v for k, v in want.items()), _clip(want),
+              _clip(st))
+        p = subprocess.run([opts.rtrace, "diff", logs[0]], capture_output=True,
+                           text=True)
+        t.row("diff", "one log: status 2, one line", p.returncode == 2 and
+              len(p.stderr.strip().splitlines()) == 1, "2, 1 line",
+              "%d, %r" % (p.returncode, p.stderr))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -458,6 +511,7 @@ def main():
     for fixture, args, opt in CASES:
         check_case(opts, t, fixture, args, opt)
     check_deep(opts, t)
+    check_diff(opts, t)
     return 1 if t.ng else 0
 
 
