@@ -165,6 +165,9 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 	uint8_t *at = buf + (pr->addr - lo);
 
+	/* the trampoline of the region that covers it records it */
+	if (pr->joined && mode == ARM_JUMPS)
+		return;
 	if (pr->patch_len) {
 		uint8_t *region = buf + (pr->patch_lo - lo);
 
@@ -176,6 +179,10 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 			rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
 			return;
 		}
+		/* the return its region joins keeps its own breakpoint */
+		if (pr->patch_join && mode == ARM_TRAPS)
+			memcpy(buf + (pr->patch_lo + pr->patch_join - lo), trap,
+			       tlen);
 	}
 	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
 }

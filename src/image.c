@@ -73,7 +73,7 @@ static void count_sites(const struct rt_plan *plan, bool inl,
 		if (pr->func - first >= n || pr->kinds == RT_PROBE_INLINED)
 			continue;
 		rows[pr->func - first].sites++;
-		rows[pr->func - first].inline_sites += inl && pr->patch_len;
+		rows[pr->func - first].inline_sites += inl && rt_probe_inline(pr);
 	}
 }
 

@@ -36,6 +36,8 @@ struct region {
 	rt_raddr lo;
 	size_t len;                /* bytes the jump replaces */
 	size_t code;               /* of which instructions (rest: padding) */
+	size_t join;               /* a tiny function's: its return, whose
+				    * exit the trampoline records; 0: none */
 };
 
 struct scan {
@@ -163,14 +165,14 @@ static bool pad_after_end(const struct rt_patch_func *f, rt_raddr at,
 	return ok;
 }
 
-/* A return or jump followed by padding: the jump overwrites the padding. */
-static enum rt_inline_why pad_region(const struct scan *s, size_t k,
-				     struct region *r)
+/* Whether @need bytes of padding follow instruction @k (which never goes
+ * on to them), inside the function or past its end. */
+static bool pad_covers(const struct scan *s, size_t k, size_t need)
 {
 	const struct rt_patch_func *f = s->f;
 	const struct rt_insn *site = &f->insns[k];
-	size_t need = rt_arch_patch_len() - site->len, covered = 0;
 	rt_raddr at = site->addr + site->len;
+	size_t covered = 0;
 
 	for (size_t j = k + 1; j < f->n && covered < need; j++) {
 		const struct rt_insn *in = &f->insns[j];
@@ -179,30 +181,41 @@ static enum rt_inline_why pad_region(const struct scan *s, size_t k,
 		 * a jump table reaches */
 		if (!in->pad || in->addr != at ||
 		    (s->tables && in->cls != RT_INSN_TRAP))
-			return RT_INLINE_SHORT;
+			return false;
 		covered += in->len;
 		at += in->len;
 	}
-	if (covered < need && (at != f->hi ||
-			       !pad_after_end(f, at, need - covered)))
+	return covered >= need ||
+	       (at == f->hi && pad_after_end(f, at, need - covered));
+}
+
+/* A return or jump followed by padding: a jump of @len bytes overwrites
+ * the padding. */
+static enum rt_inline_why pad_region(const struct scan *s, size_t k,
+				     size_t len, struct region *r)
+{
+	const struct rt_insn *site = &s->f->insns[k];
+
+	if (site->len >= len || !pad_covers(s, k, len - site->len))
 		return RT_INLINE_SHORT;
-	if (!clear_inside(s, site->addr, site->addr + rt_arch_patch_len()))
+	if (!clear_inside(s, site->addr, site->addr + len))
 		return RT_INLINE_TARGET;
 	*r = (struct region){ .first = k, .last = k, .lo = site->addr,
-			      .len = rt_arch_patch_len(), .code = site->len };
+			      .len = len, .code = site->len };
 	return RT_INLINE_OK;
 }
 
-/* Straight-line instructions from @from (up, or down to @k), enough for
- * the jump. */
+/* Straight-line instructions from @from (up, or down to @k), at least
+ * @min bytes. */
 static enum rt_inline_why moved_region(const struct scan *s, size_t first,
-				       size_t last, struct region *r)
+				       size_t last, size_t min,
+				       struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	rt_raddr lo = f->insns[first].addr;
 	rt_raddr hi = f->insns[last].addr + f->insns[last].len;
 
-	if (hi - lo < rt_arch_patch_len())
+	if (hi - lo < min)
 		return RT_INLINE_SHORT;
 	if (first != last && s->tables)
 		return RT_INLINE_JUMP_TABLE;
@@ -222,27 +235,78 @@ static bool is_call(const struct rt_insn *in)
 	return in->cls == RT_INSN_CALL || in->cls == RT_INSN_CALL_INDIRECT;
 }
 
-/* An entry: the first instructions, moved after the recorder. */
-static enum rt_inline_why entry_region(const struct scan *s,
+/* A function that runs straight from its entry into its return (xor
+ * eax,eax; ret): its entry and exit would overlap, so one region covers
+ * both, padding after the return included when the function is shorter
+ * than the jump.  Its trampoline records the entry, runs the body,
+ * records the exit and returns. */
+static enum rt_inline_why tiny_region(const struct scan *s, size_t k,
+				      struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	const struct rt_insn *ret = &f->insns[k];
+	rt_raddr lo = f->insns[0].addr;
+	size_t code = ret->addr + ret->len - lo;
+	size_t len = MAX(code, rt_arch_patch_len());
+
+	if (s->tables)
+		return RT_INLINE_JUMP_TABLE;
+	if (code < len && !pad_covers(s, k, len - code))
+		return RT_INLINE_SHORT;
+	if (!clear_inside(s, lo, lo + len))
+		return RT_INLINE_TARGET;
+	*r = (struct region){ .first = 0, .last = k, .lo = lo, .len = len,
+			      .code = code, .join = k };
+	return RT_INLINE_OK;
+}
+
+/* An entry: the first instructions, at least @min bytes, moved after the
+ * recorder. */
+static enum rt_inline_why entry_region(const struct scan *s, size_t min,
 				       struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	size_t len = 0, j = 0;
+	bool straight = true;
 
-	for (; j < f->n && len < rt_arch_patch_len(); j++) {
+	for (; j < f->n && len < min; j++) {
 		const struct rt_insn *in = &f->insns[j];
 
 		/* a conditional jump moves (re-aimed); a direct jump, or a
 		 * call, moves when it ends the region: the call's return
 		 * address is then the first byte after it, in the original */
-		bool ends = len + in->len >= rt_arch_patch_len();
+		bool ends = len + in->len >= min;
 
+		if (in->cls == RT_INSN_RET && straight &&
+		    min == rt_arch_patch_len())
+			return tiny_region(s, j, r);
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
 		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
 			return RT_INLINE_INSN;
+		straight = straight && in->cls == RT_INSN_PLAIN;
 		len += in->len;
 	}
-	return moved_region(s, 0, j - 1, r);
+	return moved_region(s, 0, j - 1, min, r);
+}
+
+/* Return @k with the straight-line instructions before it, at least @min
+ * bytes. */
+static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
+					  size_t min, struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	size_t len = f->insns[k].len, j = k;
+
+	while (j > 0 && len < min) {
+		const struct rt_insn *prev = &f->insns[j - 1];
+
+		if (prev->cls != RT_INSN_PLAIN ||
+		    prev->addr + prev->len != f->insns[j].addr)
+			return RT_INLINE_SHORT;
+		len += prev->len;
+		j--;
+	}
+	return moved_region(s, j, k, min, r);
 }
 
 /* A return or a tail jump: alone when long enough, else with the padding
@@ -253,29 +317,19 @@ static enum rt_inline_why exit_region(const struct scan *s, size_t k,
 	const struct rt_patch_func *f = s->f;
 	const struct rt_insn *site = &f->insns[k];
 	enum rt_inline_why why;
-	size_t len = site->len, j = k;
 
 	if (site->len >= rt_arch_patch_len() &&
 	    (site->cls == RT_INSN_JCC ||
 	     (site->cls == RT_INSN_JMP_MEM && rt_arch_insn_rip_relative(site))))
-		return moved_region(s, k, k, r);
+		return moved_region(s, k, k, rt_arch_patch_len(), r);
 	if (site->cls != RT_INSN_RET && site->cls != RT_INSN_JMP)
 		return RT_INLINE_KIND;
 	if (site->len >= rt_arch_patch_len())
-		return moved_region(s, k, k, r);
-	why = pad_region(s, k, r);
+		return moved_region(s, k, k, rt_arch_patch_len(), r);
+	why = pad_region(s, k, rt_arch_patch_len(), r);
 	if (why == RT_INLINE_OK || entry)
 		return why;
-	while (j > 0 && len < rt_arch_patch_len()) {
-		const struct rt_insn *prev = &f->insns[j - 1];
-
-		if (prev->cls != RT_INSN_PLAIN ||
-		    prev->addr + prev->len != f->insns[j].addr)
-			return RT_INLINE_SHORT;
-		len += prev->len;
-		j--;
-	}
-	return moved_region(s, j, k, r);
+	return epilogue_region(s, k, rt_arch_patch_len(), r);
 }
 
 static bool overlaps(const struct region *a, const struct region *b)
@@ -283,13 +337,13 @@ static bool overlaps(const struct region *a, const struct region *b)
 	return a->lo < b->lo + b->len && b->lo < a->lo + a->len;
 }
 
-static enum rt_inline_why site_region(const struct scan *s,
-				      const struct rt_probe *pr,
-				      struct region *r)
+/* Whether the site of @pr may be reached by a jump at all: the index of
+ * its instruction in *k, or why not. */
+static enum rt_inline_why site_allowed(const struct scan *s,
+				       const struct rt_probe *pr, size_t *k)
 {
-	size_t k = index_of(s->f, pr->addr);
-
-	if (k >= s->f->n || s->f->insns[k].addr != pr->addr)
+	*k = index_of(s->f, pr->addr);
+	if (*k >= s->f->n || s->f->insns[*k].addr != pr->addr)
 		return RT_INLINE_INSN;
 	if (pr->role != RT_ROLE_TRACED ||
 	    (pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_HELPER)) ==
@@ -298,41 +352,87 @@ static enum rt_inline_why site_region(const struct scan *s,
 	if ((pr->kinds & ~s->f->kinds) & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
 					  RT_PROBE_TAIL))
 		return RT_INLINE_ROLE;
+	return RT_INLINE_OK;
+}
+
+static enum rt_inline_why site_region(const struct scan *s,
+				      const struct rt_probe *pr,
+				      struct region *r)
+{
+	size_t k;
+	enum rt_inline_why why = site_allowed(s, pr, &k);
+
+	if (why != RT_INLINE_OK)
+		return why;
 	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
 		       is_call(&s->f->insns[0])))
-		return entry_region(s, r);
+		return entry_region(s, rt_arch_patch_len(), r);
 	return exit_region(s, k, k == 0, r);
 }
 
-/* No region may hold another site, or overlap another region. */
-static enum rt_inline_why check_overlap(const struct rt_probe *probes,
+/* The exit a tiny function's region may hold: its return's, alone. */
+static bool joins(const struct scan *s, const struct region *r,
+		  const struct rt_probe *pr)
+{
+	return r->join && pr->addr == s->f->insns[r->join].addr &&
+	       pr->kinds == RT_PROBE_EXIT && (s->f->kinds & RT_PROBE_EXIT);
+}
+
+/* No region may hold another site (but the exit a tiny function's region
+ * joins), or overlap another region. */
+static enum rt_inline_why check_overlap(const struct scan *s,
+					const struct rt_probe *probes,
 					const struct region *regs, size_t n,
 					size_t i)
 {
+	bool joined = false;
+
 	for (size_t j = 0; j < n; j++) {
 		if (j == i)
 			continue;
+		if (joins(s, &regs[i], &probes[j])) {
+			joined = true;
+			continue;
+		}
 		if (probes[j].addr >= regs[i].lo &&
 		    probes[j].addr < regs[i].lo + regs[i].len)
 			return RT_INLINE_OVERLAP;
 		if (j < i && probes[j].patch_len && overlaps(&regs[i], &regs[j]))
 			return RT_INLINE_OVERLAP;
 	}
-	return RT_INLINE_OK;
+	/* a return not probed (entries only) must not be recorded */
+	return !regs[i].join || joined ? RT_INLINE_OK : RT_INLINE_INSN;
 }
 
-/* The bytes the jump will cover, padding included, to put back later. */
-static void save_orig(const struct rt_patch_func *f, const struct region *r,
+/* Copies the original bytes [lo, lo + len): the function's, then those
+ * past its end. */
+static void save_orig(const struct rt_patch_func *f, rt_raddr lo, size_t len,
 		      uint8_t *out)
 {
-	rt_raddr hi = r->lo + r->len;
+	rt_raddr hi = lo + len;
 
-	for (size_t j = index_of(f, r->lo); j < f->n && f->insns[j].addr < hi;
-	     j++)
-		memcpy(out + (f->insns[j].addr - r->lo), f->insns[j].bytes,
-		       MIN((size_t)f->insns[j].len, hi - f->insns[j].addr));
+	for (size_t j = index_of(f, lo); j < f->n && f->insns[j].addr < hi;
+	     j++) {
+		const struct rt_insn *in = &f->insns[j];
+		rt_raddr a = MAX(in->addr, lo);
+		rt_raddr b = MIN(in->addr + in->len, hi);
+
+		memcpy(out + (a - lo), in->bytes + (a - in->addr), b - a);
+	}
 	if (hi > f->hi)
-		f->read_after(f->ctx, f->hi, out + (f->hi - r->lo), hi - f->hi);
+		f->read_after(f->ctx, MAX(f->hi, lo), out + (MAX(f->hi, lo) - lo),
+			      hi - MAX(f->hi, lo));
+}
+
+static void set_patched(const struct scan *s, struct rt_probe *pr,
+			const struct region *r)
+{
+	pr->patch_lo = r->lo;
+	pr->patch_len = (uint8_t)r->len;
+	pr->patch_code = (uint8_t)r->code;
+	pr->patch_join = r->join ? (uint8_t)(s->f->insns[r->join].addr - r->lo)
+				 : 0;
+	save_orig(s->f, r->lo, r->len, pr->patch_orig);
 }
 
 const char *rt_inline_why_str(enum rt_inline_why why)
@@ -355,6 +455,41 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 	return why < RT_INLINE_WHY_MAX && text[why] ? text[why] : "?";
 }
 
+static void reset_probe(struct rt_probe *pr)
+{
+	pr->patch_len = 0;
+	pr->patch_join = 0;
+	pr->joined = false;
+}
+
+/* The first pass: a jump over the site, and what it displaces. */
+static void plan_jumps(struct scan *s, struct rt_probe *probes,
+		       struct region *regs, size_t n)
+{
+	rt_raddr join_at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *pr = &probes[i];
+
+		reset_probe(pr);
+		if (join_at && pr->addr == join_at) {
+			/* the region of the function's entry records it */
+			pr->joined = true;
+			pr->inline_why = RT_INLINE_OK;
+			continue;
+		}
+		pr->inline_why = s->f->kinds ? site_region(s, pr, &regs[i])
+					     : RT_INLINE_OFF;
+		if (pr->inline_why == RT_INLINE_OK)
+			pr->inline_why = check_overlap(s, probes, regs, n, i);
+		if (pr->inline_why != RT_INLINE_OK)
+			continue;
+		set_patched(s, pr, &regs[i]);
+		if (regs[i].join)
+			join_at = s->f->insns[regs[i].join].addr;
+	}
+}
+
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n)
 {
@@ -362,21 +497,7 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 	struct region *regs = xcalloc(n + 1, sizeof(*regs));
 
 	collect_marks(&s);
-	for (size_t i = 0; i < n; i++) {
-		struct rt_probe *pr = &probes[i];
-
-		pr->patch_len = 0;
-		pr->inline_why = f->kinds ? site_region(&s, pr, &regs[i])
-					  : RT_INLINE_OFF;
-		if (pr->inline_why == RT_INLINE_OK)
-			pr->inline_why = check_overlap(probes, regs, n, i);
-		if (pr->inline_why != RT_INLINE_OK)
-			continue;
-		pr->patch_lo = regs[i].lo;
-		pr->patch_len = (uint8_t)regs[i].len;
-		pr->patch_code = (uint8_t)regs[i].code;
-		save_orig(f, &regs[i], pr->patch_orig);
-	}
+	plan_jumps(&s, probes, regs, n);
 	free(regs);
 	vec_free(&s.marks);
 }
@@ -411,6 +532,28 @@ static void tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
 			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target };
 }
 
+/* A tiny function's: the entry recorded, the body run, the exit recorded
+ * (with the stack and return value as at its return), the return. */
+static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
+		      size_t site, struct rt_tramp_spec *out)
+{
+	size_t ret = site;
+
+	while (ret < insns->n &&
+	       insns->v[ret].addr < pr->patch_lo + pr->patch_join)
+		ret++;
+	if (ret == insns->n || out->nrec != 1 ||
+	    insns->v[ret].addr != pr->patch_lo + pr->patch_join)
+		return -EILSEQ;
+	out->rec[out->nrec++] = (struct rt_tramp_rec){
+		RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
+	out->mid = insns->v + site;
+	out->nmid = ret - site;
+	out->post = insns->v + ret;
+	out->npost = insns->n - ret;
+	return 0;
+}
+
 int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 		   struct rt_tramp_spec *out)
 {
@@ -425,11 +568,13 @@ int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 	if (site == insns->n || insns->v[site].addr != pr->addr)
 		return -EILSEQ;
 	memset(out, 0, sizeof(*out));
+	tramp_recs(pr, &insns->v[site], out);
 	out->pre = insns->v;
 	out->npre = site;
 	out->post = insns->v + site;
 	out->npost = insns->n - site;
-	tramp_recs(pr, &insns->v[site], out);
+	if (pr->patch_join)
+		return tramp_join(pr, insns, site, out);
 	if (insns->v[site].cls == RT_INSN_JCC && !(pr->kinds & RT_PROBE_ENTRY)) {
 		out->cond = &insns->v[site];
 		out->npost = 0;

@@ -531,6 +531,7 @@ static void merge_instances(struct rt_plan *p)
 				base->inl_at = p->inl_ids.n;
 				base->ninl = 0;
 				base->patch_len = 0;
+				base->joined = false;
 				base->inline_why = RT_INLINE_INLINED;
 			}
 			vec_push(&p->inl_ids, pr->func);
@@ -567,6 +568,39 @@ static void guard_patches(struct rt_plan *p)
 				q->inline_why = RT_INLINE_INLINED;
 			}
 		}
+	}
+}
+
+/* The probe whose region joins probe @i (a tiny function's return), or
+ * NULL.  Probes sorted: it lies a few bytes before. */
+static const struct rt_probe *joined_owner(const struct rt_plan *p, size_t i)
+{
+	rt_raddr at = p->probes.v[i].addr;
+
+	for (size_t k = i; k-- > 0 && p->probes.v[k].addr + RT_PATCH_MAX > at;) {
+		const struct rt_probe *q = &p->probes.v[k];
+
+		if (q->patch_join && q->patch_lo + q->patch_join == at)
+			return q;
+	}
+	return NULL;
+}
+
+/* A joined probe whose covering region lost its jump is a breakpoint
+ * again, for the same reason. */
+static void settle_joined(struct rt_plan *p)
+{
+	for (size_t i = 0; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+		const struct rt_probe *owner;
+
+		if (!pr->joined)
+			continue;
+		owner = joined_owner(p, i);
+		if (owner && owner->patch_len)
+			continue;
+		pr->joined = false;
+		pr->inline_why = owner ? owner->inline_why : RT_INLINE_OVERLAP;
 	}
 }
 
@@ -695,6 +729,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	sort_probes(p);
 	merge_instances(p);
 	guard_patches(p);
+	settle_joined(p);
 	build_hash(p);
 	p->syms = NULL;
 	pr_dbg("%zu functions, %zu probes", p->funcs.n, p->probes.n);
@@ -825,6 +860,7 @@ static void place_tramps(struct rt_plan *p)
 		pr->patch_len = 0;
 	}
 	vec_free(&insns);
+	settle_joined(p);
 	place_recorder(p);
 }
 
@@ -873,6 +909,7 @@ void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n)
 			}
 		}
 	}
+	settle_joined(p);
 }
 
 rt_raddr rt_plan_recorder(const struct rt_plan *p)

@@ -335,7 +335,7 @@ static void list_breakpoints(const struct rt_plan *plan,
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (pr->func == pf->id && !pr->patch_len &&
+		if (pr->func == pf->id && !rt_probe_inline(pr) &&
 		    pr->kinds != RT_PROBE_INLINED)
 			printf("      breakpoint at %s %#llx: %s\n",
 			       site_name(pr), (unsigned long long)pr->addr,
@@ -396,7 +396,7 @@ static void list_func(const struct rt_plan *plan,
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
 		sites += pr->func == pf->id && pr->kinds != RT_PROBE_INLINED;
-		patched += pr->func == pf->id && pr->patch_len;
+		patched += pr->func == pf->id && rt_probe_inline(pr);
 	}
 	if (inl)
 		snprintf(col, sizeof(col), " %3u/%-3u", patched, sites);

@@ -210,6 +210,7 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 
 	if (t->nrec > ARRAY_SIZE(t->rec) ||
 	    moved_max(t->pre, t->npre) + moved_max(t->post, t->npost) +
+			    moved_max(t->mid, t->nmid) +
 			    t->nrec * REC_MAX + X64_JMP_ABS_LEN >
 		    RT_ARCH_TRAMP_MAX)
 		return RT_REFUSE_OUT_OF_RANGE;
@@ -219,8 +220,12 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 	if (why == RT_REFUSE_NONE && t->cond)
 		x64_emit_jcc(&c, t->cond->arch_cond ^ 1,
 			     t->cond->addr + t->cond->len);
-	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++)
-		why = emit_rec(&c, &t->rec[i], recorder);
+	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++) {
+		if (i == 1)
+			why = emit_moved(&c, t->mid, t->nmid);
+		if (why == RT_REFUSE_NONE)
+			why = emit_rec(&c, &t->rec[i], recorder);
+	}
 	if (why == RT_REFUSE_NONE && t->cond)
 		x64_emit_jmp(&c, t->cond->target);
 	if (why == RT_REFUSE_NONE)

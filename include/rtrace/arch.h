@@ -262,13 +262,17 @@ struct rt_tramp_rec {
 };
 
 /* A trampoline: @pre runs first (an epilogue the jump displaced), then the
- * recorder calls, then @post (the displaced code at an entry, or the
- * return or jump of an exit); then it jumps to @back unless @post left. */
+ * recorder calls, with @mid between the first and the second (the body
+ * of a tiny function, between its entry and its exit), then @post (the
+ * displaced code at an entry, or the return or jump of an exit); then it
+ * jumps to @back unless @post left. */
 struct rt_tramp_spec {
 	const struct rt_insn *pre;
 	size_t npre;
 	struct rt_tramp_rec rec[2];
 	size_t nrec;
+	const struct rt_insn *mid;
+	size_t nmid;
 	const struct rt_insn *post;
 	size_t npost;
 	const struct rt_insn *cond;  /* a conditional tail jump: the calls are

@@ -37,8 +37,9 @@ struct rt_patch_func {
 };
 
 /* Decides, for the @n probes of function @f (in address order), which
- * are patched: sets patch_lo, patch_len, patch_code, patch_orig and
- * inline_why of each. */
+ * are patched: sets patch_lo, patch_len, patch_code, patch_orig,
+ * patch_join, joined and inline_why of each.  A patched region may hold
+ * a tiny function's return (patch_join), whose probe is then joined. */
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n);
 

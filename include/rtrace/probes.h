@@ -93,12 +93,26 @@ struct rt_probe {
 	uint8_t patch_code;       /* bytes of it that are instructions to
 				   * move (the rest is padding) */
 	uint8_t inline_why;       /* enum rt_inline_why */
+	uint8_t patch_join;       /* offset in the region of the return of
+				   * a tiny function whose exit this
+				   * trampoline records too; 0: none */
+	bool joined;              /* the event is recorded by the trampoline
+				   * of the site whose region covers this
+				   * one (patch_len 0): nothing to write */
 	uint8_t patch_orig[RT_PATCH_MAX];
 	rt_raddr tramp;           /* its trampoline, once placed */
 	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first id in
 				   * the plan's list of inlined calls */
 	uint16_t ninl;            /* and how many calls begin here */
 };
+
+/* Whether @pr is reached by a jump rather than a breakpoint when its
+ * process has the inline engine: patched, or recorded by the trampoline
+ * of the site whose region covers it. */
+static inline bool rt_probe_inline(const struct rt_probe *pr)
+{
+	return pr->patch_len || pr->joined;
+}
 
 /* One selected function and what became of it. */
 struct rt_plan_func {

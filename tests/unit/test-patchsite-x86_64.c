@@ -31,6 +31,7 @@ struct fn {
 	size_t n;
 	uint8_t after[32];          /* the bytes past its end */
 	bool after_ok;
+	size_t after_len;           /* of which readable (0: all) */
 };
 
 static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
@@ -38,7 +39,9 @@ static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
 	struct fn *f = ctx;
 	rt_raddr end = vec_last(&f->insns)->addr + vec_last(&f->insns)->len;
 
-	if (!f->after_ok || addr < end || addr - end + len > sizeof(f->after))
+	size_t max = f->after_len ? f->after_len : sizeof(f->after);
+
+	if (!f->after_ok || addr < end || addr - end + len > max)
 		return -ENOENT;
 	memcpy(buf, f->after + (addr - end), len);
 	return 0;
@@ -364,6 +367,89 @@ TEST_CASE(conditional_tail_jump)
 	TEST_TRUE(is(&ci[6], "pop", "rsi"));
 	TEST_TRUE(is(&ci[7], "pop", "rdi"));
 	TEST_TRUE(is(&ci[8], "jmp", "0x55555556200a"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* Padding nothing runs past the end, as the linker fills it. */
+static void pad_after(struct fn *f, size_t len)
+{
+	f->after_ok = true;
+	f->after_len = len;
+	memset(f->after, 0xcc, sizeof(f->after));
+}
+
+/* xor eax, eax; ret: entry and exit share one jump, over the padding;
+ * the trampoline records both around the body. */
+TEST_CASE(tiny_function_entry_and_exit_share_one_jump)
+{
+	struct fn f = { 0 };
+	const struct rt_recorder *r = rt_arch_recorder();
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x31, 0xc0, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 2);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_lo, LO);
+	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(f.probes[0].patch_code, 3);
+	TEST_EQ(f.probes[0].patch_join, 2);
+	TEST_EQ(f.probes[0].patch_orig[3], 0xcc);
+	/* the return is recorded by the entry's trampoline */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_TRUE(f.probes[1].joined);
+	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_TRUE(rt_probe_inline(&f.probes[1]));
+
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 10);
+	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "xor", "eax, eax"));
+	TEST_TRUE(records(ci + 5, r, RT_REC_EXIT, RT_EV_EXIT));
+	TEST_TRUE(is(&ci[9], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* mov al, 0xff; ret, its padding past the symbol's end; without any,
+ * the entry keeps its breakpoint and nothing is joined. */
+TEST_CASE(tiny_function_pads_past_its_end)
+{
+	static const uint8_t code[] = { 0xb0, 0xff, 0xc3 };
+	struct fn f = { 0 };
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_SHORT);
+	TEST_TRUE(!f.probes[1].joined);
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(f.probes[0].patch_join, 2);
+	TEST_EQ(f.probes[0].patch_orig[4], 0xcc);
+	TEST_TRUE(f.probes[1].joined);
+	vec_free(&f.insns);
+}
+
+/* A lone ret: one site, entry and exit, over four bytes of padding. */
+TEST_CASE(lone_return_with_padding)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 1);
+	TEST_EQ(f.probes[0].kinds, RT_PROBE_ENTRY | RT_PROBE_EXIT);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 9);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(records(ci + 4, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[8], "ret", NULL));
 	cs_free(ci, n);
 	vec_free(&f.insns);
 }
