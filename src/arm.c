@@ -143,7 +143,8 @@ enum arm_mode {
 	DISARM,        /* every original byte */
 };
 
-/* The bytes @pr covers in @mode. */
+/* The bytes @pr covers in @mode: its breakpoint, its region and its
+ * relay. */
 static void site_span(const struct rt_probe *pr, enum arm_mode mode,
 		      rt_raddr *lo, rt_raddr *hi)
 {
@@ -156,6 +157,31 @@ static void site_span(const struct rt_probe *pr, enum arm_mode mode,
 		*lo = MIN(*lo, pr->patch_lo);
 		*hi = MAX(*hi, pr->patch_lo + pr->patch_len);
 	}
+	if (pr->patch_len && pr->relay_lo) {
+		*lo = MIN(*lo, pr->relay_lo);
+		*hi = MAX(*hi, pr->relay_lo + rt_arch_patch_len());
+	}
+}
+
+/* The way into the trampoline of patched @pr, in @buf (read from @lo):
+ * the region, never run, filled with breakpoints so that a stray jump
+ * there is caught, then the jump, or the hop and the relay's jump. */
+static void write_jump(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+	uint8_t *region = buf + (pr->patch_lo - lo);
+
+	memset(region, trap[0], pr->patch_len);
+	if (pr->patch_how == RT_PATCH_JUMP) {
+		rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
+		return;
+	}
+	rt_arch_patch_hop(pr->patch_lo, pr->relay_lo,
+			  pr->patch_how == RT_PATCH_RETARGET ? pr->patch_orig
+							     : NULL,
+			  region);
+	rt_arch_patch_jump(pr->relay_lo, pr->tramp, buf + (pr->relay_lo - lo));
 }
 
 static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
@@ -169,14 +195,13 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	if (pr->joined && mode == ARM_JUMPS)
 		return;
 	if (pr->patch_len) {
-		uint8_t *region = buf + (pr->patch_lo - lo);
-
-		memcpy(region, pr->patch_orig, pr->patch_len);
+		memcpy(buf + (pr->patch_lo - lo), pr->patch_orig,
+		       pr->patch_len);
+		if (pr->relay_lo)
+			memcpy(buf + (pr->relay_lo - lo), pr->relay_orig,
+			       rt_arch_patch_len());
 		if (mode == ARM_JUMPS) {
-			/* the rest of the region is never run: fill it with
-			 * breakpoints, so a stray jump there is caught */
-			memset(region, trap[0], pr->patch_len);
-			rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
+			write_jump(buf, lo, pr);
 			return;
 		}
 		/* the return its region joins keeps its own breakpoint */
@@ -187,8 +212,9 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
 }
 
-/* The longest span of one site: its patched region and its breakpoint. */
-#define SITE_MAX (RT_PATCH_MAX + RT_PROBE_TRAP_MAX)
+/* The longest span of one site: its breakpoint, its patched region and
+ * a relay as far as a short jump reaches. */
+#define SITE_MAX 512
 
 /* Whether the bytes of @pr in @buf (a run read from @lo) are those @mode
  * gives it. */

@@ -38,12 +38,21 @@ struct region {
 	size_t code;               /* of which instructions (rest: padding) */
 	size_t join;               /* a tiny function's: its return, whose
 				    * exit the trampoline records; 0: none */
+	uint8_t how;               /* enum rt_patch_how */
+	rt_raddr relay;            /* with HOP and RETARGET */
+};
+
+/* Bytes [lo, hi). */
+struct span {
+	rt_raddr lo, hi;
 };
 
 struct scan {
 	const struct rt_patch_func *f;
 	VEC(rt_raddr) marks;       /* where something may land, sorted */
 	bool tables;               /* an indirect jump with unknown targets */
+	VEC(struct span) dead;     /* padding nothing runs or lands in */
+	VEC(struct span) taken;    /* regions and relays given out */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -430,9 +439,13 @@ static void set_patched(const struct scan *s, struct rt_probe *pr,
 	pr->patch_lo = r->lo;
 	pr->patch_len = (uint8_t)r->len;
 	pr->patch_code = (uint8_t)r->code;
+	pr->patch_how = r->how;
 	pr->patch_join = r->join ? (uint8_t)(s->f->insns[r->join].addr - r->lo)
 				 : 0;
 	save_orig(s->f, r->lo, r->len, pr->patch_orig);
+	pr->relay_lo = r->relay;
+	if (r->relay)
+		save_orig(s->f, r->relay, rt_arch_patch_len(), pr->relay_orig);
 }
 
 const char *rt_inline_why_str(enum rt_inline_why why)
@@ -455,11 +468,196 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 	return why < RT_INLINE_WHY_MAX && text[why] ? text[why] : "?";
 }
 
+/* ---- relays: a short jump into dead bytes nearby ------------------------ */
+
+/* How far past a function's end its padding is looked for. */
+#define DEAD_AFTER_MAX 64
+
+/* Bytes of padding past the function's end, up to the next function. */
+static size_t pad_len_after_end(const struct rt_patch_func *f)
+{
+	uint8_t buf[DEAD_AFTER_MAX];
+	rt_insn_vec pads = { 0 };
+	size_t lo = 0, hi = sizeof(buf), n = 0;
+
+	if (!f->read_after)
+		return 0;
+	/* what can be read ends where the next function begins */
+	while (lo < hi) {
+		size_t m = (lo + hi + 1) / 2;
+
+		if (f->read_after(f->ctx, f->hi, buf, m))
+			hi = m - 1;
+		else
+			lo = m;
+	}
+	if (!lo || f->read_after(f->ctx, f->hi, buf, lo))
+		return 0;
+	rt_arch_decode(buf, lo, f->hi, &pads);
+	for (size_t i = 0; i < pads.n && pads.v[i].pad; i++)
+		n += pads.v[i].len;
+	vec_free(&pads);
+	return n;
+}
+
+/* Dead bytes: the padding after an instruction that never goes on (a
+ * return, a jump, ud2), up to the next instruction, and past the
+ * function's end.  Nothing falls into them; whether a branch, a return
+ * or a landing pad lands there is checked against the marks where a
+ * relay is put.  With unknown jump tables only int3 fill counts. */
+static void collect_dead(struct scan *s)
+{
+	const struct rt_patch_func *f = s->f;
+	size_t i = 0;
+
+	while (i < f->n) {
+		const struct rt_insn *in = &f->insns[i++];
+		rt_raddr lo = in->addr + in->len, at = lo;
+
+		if (!in->ends || in->pad)
+			continue;
+		for (; i < f->n && f->insns[i].pad && f->insns[i].addr == at &&
+		       (!s->tables || f->insns[i].cls == RT_INSN_TRAP);
+		     i++)
+			at += f->insns[i].len;
+		if (i == f->n && at == f->hi)
+			at += pad_len_after_end(f);
+		if (at > lo)
+			vec_push(&s->dead, ((struct span){ lo, at }));
+	}
+}
+
+/* Whether [lo, hi) holds no site and no place something lands, and
+ * overlaps nothing given out. */
+static bool span_free(const struct scan *s, const struct rt_probe *probes,
+		      size_t n, size_t self, rt_raddr lo, rt_raddr hi)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != self && probes[j].addr >= lo && probes[j].addr < hi)
+			return false;
+	vec_for_each(&s->taken, t)
+		if (t->lo < hi && lo < t->hi)
+			return false;
+	return true;
+}
+
+/* A place in the dead bytes for a relay that a short jump at @at reaches,
+ * in *relay.  Nothing may land anywhere in it, its first byte included:
+ * it is not the program's code. */
+static bool find_relay(const struct scan *s, const struct rt_probe *probes,
+		       size_t n, rt_raddr at, rt_raddr *relay)
+{
+	size_t len = rt_arch_patch_len();
+	uint8_t hop[RT_PATCH_MAX];
+
+	vec_for_each(&s->dead, d) {
+		for (rt_raddr p = d->lo; p + len <= d->hi; p++) {
+			if (!rt_arch_patch_hop(at, p, NULL, hop) ||
+			    !clear_inside(s, p - 1, p + len) ||
+			    !span_free(s, probes, n, n, p, p + len))
+				continue;
+			*relay = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A return with what a short jump needs: itself, the padding after it,
+ * or the straight-line instructions before it (pop rcx; ret right after
+ * a call's return address). */
+static enum rt_inline_why short_ret_region(const struct scan *s, size_t k,
+					   struct region *r)
+{
+	size_t hop = rt_arch_hop_len();
+	enum rt_inline_why why;
+
+	if (s->f->insns[k].len >= hop)
+		return moved_region(s, k, k, hop, r);
+	why = pad_region(s, k, hop, r);
+	if (why != RT_INLINE_OK && k > 0)
+		why = epilogue_region(s, k, hop, r);
+	return why;
+}
+
+/* A site too short for a jump, or whose jump would cover another: a
+ * short jump to a relay, or a conditional tail jump's own short branch
+ * re-aimed at one, so that only when it is taken does it reach the
+ * trampoline. */
+static enum rt_inline_why hop_region(const struct scan *s,
+				     const struct rt_probe *pr,
+				     struct region *r)
+{
+	size_t k, hop = rt_arch_hop_len();
+	enum rt_inline_why why = site_allowed(s, pr, &k);
+	const struct rt_insn *site = &s->f->insns[MIN(k, s->f->n - 1)];
+
+	if (why != RT_INLINE_OK)
+		return why;
+	if (site->cls == RT_INSN_JCC) {
+		if (site->len != hop || (pr->kinds & RT_PROBE_ENTRY))
+			return RT_INLINE_KIND;
+		*r = (struct region){ .first = k, .last = k, .lo = site->addr,
+				      .len = hop, .code = hop,
+				      .how = RT_PATCH_RETARGET };
+		return clear_inside(s, site->addr, site->addr + hop)
+			       ? RT_INLINE_OK
+			       : RT_INLINE_TARGET;
+	}
+	/* an entry whose jump would cover the next site (test; je out) */
+	if (k == 0 && site->cls == RT_INSN_PLAIN)
+		why = entry_region(s, hop, r);
+	else if (site->cls == RT_INSN_JMP && k > 0)
+		why = moved_region(s, k, k, hop, r);
+	else if (site->cls == RT_INSN_RET)
+		why = short_ret_region(s, k, r);
+	else
+		return RT_INLINE_KIND;
+	r->how = RT_PATCH_HOP;
+	return why;
+}
+
+/* Which sites get relays first: conditional tail jumps (in loops, the
+ * hottest), then exits, then entries. */
+static unsigned hop_rank(const struct region *r)
+{
+	if (r->how == RT_PATCH_RETARGET)
+		return 0;
+	return r->first > 0 ? 1 : 2;
+}
+
+/* The second pass, for the sites the first left with a breakpoint: a hop
+ * through a relay in dead bytes. */
+static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
+{
+	collect_dead(s);
+	for (size_t k = 0; s->dead.n && k < 3 * n; k++) {
+		struct rt_probe *pr = &probes[k % n];
+		struct region r;
+
+		if (rt_probe_inline(pr) ||
+		    hop_region(s, pr, &r) != RT_INLINE_OK ||
+		    hop_rank(&r) != k / n)
+			continue;
+		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len) ||
+		    !find_relay(s, probes, n, r.lo, &r.relay))
+			continue;
+		set_patched(s, pr, &r);
+		pr->inline_why = RT_INLINE_OK;
+		vec_push(&s->taken, ((struct span){ r.lo, r.lo + r.len }));
+		vec_push(&s->taken,
+			 ((struct span){ r.relay,
+					 r.relay + rt_arch_patch_len() }));
+	}
+}
+
 static void reset_probe(struct rt_probe *pr)
 {
 	pr->patch_len = 0;
+	pr->patch_how = RT_PATCH_JUMP;
 	pr->patch_join = 0;
 	pr->joined = false;
+	pr->relay_lo = 0;
 }
 
 /* The first pass: a jump over the site, and what it displaces. */
@@ -487,6 +685,8 @@ static void plan_jumps(struct scan *s, struct rt_probe *probes,
 		set_patched(s, pr, &regs[i]);
 		if (regs[i].join)
 			join_at = s->f->insns[regs[i].join].addr;
+		vec_push(&s->taken, ((struct span){ regs[i].lo,
+						    regs[i].lo + regs[i].len }));
 	}
 }
 
@@ -498,8 +698,12 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 
 	collect_marks(&s);
 	plan_jumps(&s, probes, regs, n);
+	if (f->kinds)
+		plan_hops(&s, probes, n);
 	free(regs);
 	vec_free(&s.marks);
+	vec_free(&s.dead);
+	vec_free(&s.taken);
 }
 
 /* ---- the trampoline ------------------------------------------------------ */
@@ -569,6 +773,11 @@ int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 		return -EILSEQ;
 	memset(out, 0, sizeof(*out));
 	tramp_recs(pr, &insns->v[site], out);
+	if (pr->patch_how == RT_PATCH_RETARGET) {
+		/* reached only when the branch is taken: record, then go */
+		out->back = insns->v[site].target;
+		return 0;
+	}
 	out->pre = insns->v;
 	out->npre = site;
 	out->post = insns->v + site;

@@ -850,7 +850,9 @@ static void place_tramps(struct rt_plan *p)
 			pr->inline_why = RT_INLINE_INSN;
 		} else if (rt_arch_tramp_build(&t, at, p->recorder,
 					       p->code.v + p->code.n, &len) ||
-			   !rt_arch_patch_jump(pr->patch_lo, at, jump)) {
+			   !rt_arch_patch_jump(pr->relay_lo ? pr->relay_lo
+							    : pr->patch_lo,
+					       at, jump)) {
 			pr->inline_why = RT_INLINE_REACH;
 		} else {
 			pr->tramp = at;
@@ -910,6 +912,20 @@ void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n)
 		}
 	}
 	settle_joined(p);
+}
+
+rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip)
+{
+	for (size_t i = 0; ip && i < p->probes.n; i++) {
+		const struct rt_probe *pr = &p->probes.v[i];
+
+		if (!pr->patch_len || pr->relay_lo != ip)
+			continue;
+		/* a re-aimed branch that got there was taken */
+		return pr->patch_how == RT_PATCH_RETARGET ? p->insns.v[i].target
+							  : pr->patch_lo;
+	}
+	return 0;
 }
 
 rt_raddr rt_plan_recorder(const struct rt_plan *p)

@@ -49,6 +49,27 @@ bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out)
 	return true;
 }
 
+size_t rt_arch_hop_len(void)
+{
+	return X64_JMP_REL8_LEN;
+}
+
+/* jmp rel8 (eb) or jcc rel8 (70..7f): the opcode stays, the rel8 moves */
+bool rt_arch_patch_hop(rt_raddr at, rt_raddr to, const uint8_t *branch,
+		       uint8_t *out)
+{
+	int64_t rel = (int64_t)(to - (at + X64_JMP_REL8_LEN));
+	uint8_t op = branch ? branch[0] : X64_OP_JMP_REL8;
+
+	if (op != X64_OP_JMP_REL8 && (op & 0xf0) != X64_OP_JCC_REL8)
+		return false;
+	if (rel < INT8_MIN || rel > INT8_MAX)
+		return false;
+	out[0] = op;
+	out[1] = (uint8_t)(int8_t)rel;
+	return true;
+}
+
 const struct rt_recorder *rt_arch_recorder(void)
 {
 	static struct rt_recorder rec;

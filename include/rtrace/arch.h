@@ -205,6 +205,18 @@ size_t rt_arch_patch_len(void);
  * (rt_arch_patch_len() bytes); false when it cannot reach. */
 bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out);
 
+/* Bytes of the short jump that hops from a patched region to its relay
+ * (a jump to the trampoline, written in dead bytes nearby). */
+size_t rt_arch_hop_len(void);
+
+/* Writes at @at a short jump to @to into @out (rt_arch_hop_len() bytes);
+ * with @branch (the rt_arch_hop_len() original bytes at @at, a short
+ * direct branch), that branch aimed at @to instead, its condition kept.
+ * false when @to is out of a short jump's reach or @branch is not such a
+ * branch. */
+bool rt_arch_patch_hop(rt_raddr at, rt_raddr to, const uint8_t *branch,
+		       uint8_t *out);
+
 /* The ways a trampoline calls the recorder: what the event's value is. */
 enum rt_rec_call {
 	RT_REC_ENTRY,     /* 0 */

@@ -443,7 +443,7 @@ TEST_CASE(lone_return_with_padding)
 	TEST_EQ(f.n, 1);
 	TEST_EQ(f.probes[0].kinds, RT_PROBE_ENTRY | RT_PROBE_EXIT);
 	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
-	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_JUMP);
 	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
 	TEST_EQ(n, 9);
 	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
@@ -451,6 +451,204 @@ TEST_CASE(lone_return_with_padding)
 			  RT_EV_EXIT));
 	TEST_TRUE(is(&ci[8], "ret", NULL));
 	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* pop rcx; ret right after a call's return address, code after it: a
+ * short jump to a relay in the padding past the end, behind the last
+ * return's own region. */
+TEST_CASE(pop_ret_after_call_hops_through_relay)
+{
+	static const uint8_t code[] = {
+		0x50,                          /* 0: push rax */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x74, 0x07,                    /* 3: je 0xc */
+		0xe8, 0x00, 0x01, 0x00, 0x00,  /* 5: call +0x100 */
+		0x59, 0xc3,                    /* a: pop rcx; ret */
+		0x31, 0xc0, 0x59, 0xc3,        /* c: xor; pop rcx; ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	uint8_t hop[2];
+	size_t n;
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_SHORT);  /* no relay */
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xf);  /* ret + 4 of padding */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 0xa);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].patch_code, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x14);  /* after 0xf's region */
+	TEST_EQ(f.probes[1].relay_orig[0], 0xcc);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xcc);
+	TEST_TRUE(rt_arch_patch_hop(LO + 0xa, LO + 0x14, NULL, hop));
+	TEST_EQ(hop[0], 0xeb);
+	TEST_EQ(hop[1], 8);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 6);
+	TEST_TRUE(is(&ci[0], "pop", "rcx"));
+	TEST_TRUE(records(ci + 1, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[5], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A ret with one byte of padding, the branch target after it: the short
+ * jump takes the ret and that byte; the relay is past the end. */
+TEST_CASE(return_with_one_byte_of_padding_hops)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x75, 0x04,                    /* 2: jne 8 */
+		0x31, 0xc0,                    /* 4: xor eax, eax */
+		0xc3, 0xcc,                    /* 6: ret; int3 */
+		0xb8, 0x01, 0x00, 0x00, 0x00,  /* 8: mov eax, 1 */
+		0xc3,                          /* d: ret */
+	};
+	struct fn f = { 0 };
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].patch_code, 1);
+	TEST_EQ(f.probes[1].patch_orig[1], 0xcc);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x12);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xd);
+	vec_free(&f.insns);
+}
+
+/* je rel8 out of a loop: the branch is re-aimed at a relay, so only a
+ * taken jump reaches the trampoline, which records it and goes on. */
+TEST_CASE(conditional_tail_jump_rel8_retargeted)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0,                    /* 0: xor eax, eax */
+		0xff, 0xc0,                    /* 2: L: inc eax */
+		0x83, 0xf8, 0x0a,              /* 4: cmp eax, 10 */
+		0x74, 0x40,                    /* 7: je 0x49 (out) */
+		0x39, 0xf8,                    /* 9: cmp eax, edi */
+		0x75, 0xf5,                    /* b: jne L */
+		0x31, 0xc0,                    /* d: xor eax, eax */
+		0xc3,                          /* f: ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	uint8_t hop[2];
+	size_t n;
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].kinds, RT_PROBE_TAIL);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_KIND);
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_RETARGET);
+	TEST_EQ(f.probes[1].patch_lo, LO + 7);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x14);
+	/* the entry (xor eax, eax; then the loop's head) hops after it */
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[0].relay_lo, LO + 0x19);
+	/* the condition stays, the displacement leads to the relay */
+	TEST_TRUE(rt_arch_patch_hop(LO + 7, LO + 0x14, f.probes[1].patch_orig,
+				    hop));
+	TEST_EQ(hop[0], 0x74);
+	TEST_EQ(hop[1], 0x0b);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	/* push rdi, rsi; the target and the word; call; pop rsi, rdi;
+	 * no condition left to test: it held */
+	TEST_EQ(n, 8);
+	TEST_TRUE(is(&ci[0], "push", "rdi"));
+	TEST_TRUE(is(&ci[2], "movabs", "rsi, 0x555555561049"));
+	TEST_TRUE(is(&ci[7], "jmp", "0x555555561049"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* test dil, 1; je out (rel32): a jump at the entry would cover the tail
+ * jump's site, a short one does not. */
+TEST_CASE(entry_hops_when_its_jump_would_cover_a_site)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* test dil, 1; je +0x100; add rdi, 7; mov rax, rdi; ret; int3 x14 */
+	PLAN(f, 0x40, 0xf6, 0xc7, 0x01, 0x0f, 0x84, 0x00, 0x01, 0x00, 0x00,
+	     0x48, 0x83, 0xc7, 0x07, 0x48, 0x89, 0xf8, 0xc3, 0xcc, 0xcc, 0xcc,
+	     0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_JUMP);   /* je rel32 */
+	TEST_EQ(f.probes[2].patch_lo, LO + 17);          /* ret + padding */
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[0].patch_len, 4);
+	TEST_EQ(f.probes[0].relay_lo, LO + 22);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 6);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "test", "dil, 1"));
+	TEST_TRUE(is(&ci[5], "jmp", "0x555555561004"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* Two short sites and room past the end for one relay: they never share
+ * it; the second keeps its breakpoint. */
+TEST_CASE(relays_are_never_shared)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x40,                    /* 2: je 0x44 (out) */
+		0x75, 0x40,                    /* 4: jne 0x46 (out) */
+		0xc3,                          /* 6: ret */
+	};
+	struct fn f = { 0 };
+
+	/* 4 bytes for the ret, 5 for one relay, 3 to spare */
+	pad_after(&f, 12);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.n, 4);
+	TEST_EQ(f.probes[3].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0xb);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_KIND);
+	TEST_EQ(f.probes[2].patch_len, 0);
+	/* more room: a relay each, side by side */
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].relay_lo, LO + 0x10);
+	vec_free(&f.insns);
+}
+
+/* Nothing may land in a relay: a branch into the padding (never seen in
+ * compiled code, but not excluded) keeps the bytes it reaches. */
+TEST_CASE(relay_avoids_where_a_branch_lands)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x40,                    /* 2: je 0x44 (out) */
+		0xc3,                          /* 4: ret */
+	};
+	rt_raddr marks[] = { LO + 0xa };
+	struct fn f = { 0 };
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), marks, 1, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0xb);  /* not 9, over 0xa */
 	vec_free(&f.insns);
 }
 
