@@ -305,17 +305,28 @@ static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
 {
 	const struct rt_patch_func *f = s->f;
 	size_t len = f->insns[k].len, j = k;
+	enum rt_inline_why why;
 
 	while (j > 0 && len < min) {
 		const struct rt_insn *prev = &f->insns[j - 1];
 
 		if (prev->cls != RT_INSN_PLAIN ||
 		    prev->addr + prev->len != f->insns[j].addr)
-			return RT_INLINE_SHORT;
+			break;
 		len += prev->len;
 		j--;
 	}
-	return moved_region(s, j, k, min, r);
+	/* short of it (a call's return address before: and al,1; pop rcx;
+	 * ret), the padding after the return makes up the rest */
+	if (len < min && !pad_covers(s, k, min - len))
+		return RT_INLINE_SHORT;
+	why = moved_region(s, j, k, MIN(len, min), r);
+	if (why != RT_INLINE_OK || len >= min)
+		return why;
+	if (!clear_inside(s, r->lo, r->lo + min))
+		return RT_INLINE_TARGET;
+	r->len = min;
+	return RT_INLINE_OK;
 }
 
 /* A return or a tail jump: alone when long enough, else with the padding

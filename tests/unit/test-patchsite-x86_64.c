@@ -199,6 +199,31 @@ TEST_CASE(return_without_padding_moves_epilogue)
 	vec_free(&f.insns);
 }
 
+/* and al, 1; pop rcx; ret right after a call's return address, two
+ * bytes of padding: the epilogue moves and the jump ends in the padding. */
+TEST_CASE(epilogue_and_padding_together)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* push rax; call +0x100; and al, 1; pop rcx; ret; int3 x2 */
+	PLAN(f, 0x50, 0xe8, 0x00, 0x01, 0x00, 0x00, 0x24, 0x01, 0x59, 0xc3,
+	     0xcc, 0xcc);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 5);
+	TEST_EQ(f.probes[1].patch_code, 4);
+	TEST_EQ(f.probes[1].patch_orig[4], 0xcc);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 7);
+	TEST_TRUE(is(&ci[0], "and", "al, 1"));
+	TEST_TRUE(is(&ci[1], "pop", "rcx"));
+	TEST_TRUE(is(&ci[6], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
 /* A loop back to the second instruction: the entry keeps its breakpoint. */
 TEST_CASE(branch_into_region_refused)
 {
