@@ -42,17 +42,12 @@ struct region {
 	rt_raddr relay;            /* with HOP and RETARGET */
 };
 
-/* Bytes [lo, hi). */
-struct span {
-	rt_raddr lo, hi;
-};
-
 struct scan {
 	const struct rt_patch_func *f;
 	VEC(rt_raddr) marks;       /* where something may land, sorted */
 	bool tables;               /* an indirect jump with unknown targets */
-	VEC(struct span) dead;     /* padding nothing runs or lands in */
-	VEC(struct span) taken;    /* regions and relays given out */
+	VEC(struct rt_patch_span) dead;     /* padding nothing runs or lands in */
+	VEC(struct rt_patch_span) taken;    /* regions and relays given out */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -352,6 +347,67 @@ static enum rt_inline_why exit_region(const struct scan *s, size_t k,
 	return epilogue_region(s, k, rt_arch_patch_len(), r);
 }
 
+/* ---- bytes between functions ------------------------------------------- */
+
+/* The first claim that ends after @lo. */
+static size_t claim_index(const rt_patch_claims *c, rt_raddr lo)
+{
+	size_t a = 0, b = c->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (c->v[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static bool claims_overlap(const rt_patch_claims *c, rt_raddr lo,
+			   rt_raddr hi)
+{
+	size_t i;
+
+	if (!c || lo >= hi)
+		return false;
+	i = claim_index(c, lo);
+	return i < c->n && c->v[i].lo < hi;
+}
+
+static void claims_add(rt_patch_claims *c, rt_raddr lo, rt_raddr hi)
+{
+	size_t i;
+
+	if (!c || lo >= hi)
+		return;
+	i = claim_index(c, lo);
+	vec_reserve(c, c->n + 1);
+	memmove(c->v + i + 1, c->v + i, (c->n - i) * sizeof(*c->v));
+	c->v[i] = (struct rt_patch_span){ lo, hi };
+	c->n++;
+}
+
+/* Whether the part of [lo, hi) outside the function is taken by another
+ * function's site. */
+static bool outside_taken(const struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+
+	return claims_overlap(f->claims, lo, MIN(hi, f->lo)) ||
+	       claims_overlap(f->claims, MAX(lo, f->hi), hi);
+}
+
+/* Takes the part of [lo, hi) outside the function from the others. */
+static void take_outside(const struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+
+	claims_add(f->claims, lo, MIN(hi, f->lo));
+	claims_add(f->claims, MAX(lo, f->hi), hi);
+}
+
 static bool overlaps(const struct region *a, const struct region *b)
 {
 	return a->lo < b->lo + b->len && b->lo < a->lo + a->len;
@@ -420,6 +476,8 @@ static enum rt_inline_why check_overlap(const struct scan *s,
 		if (j < i && probes[j].patch_len && overlaps(&regs[i], &regs[j]))
 			return RT_INLINE_OVERLAP;
 	}
+	if (outside_taken(s, regs[i].lo, regs[i].lo + regs[i].len))
+		return RT_INLINE_OVERLAP;
 	/* a return not probed (entries only) must not be recorded */
 	return !regs[i].join || joined ? RT_INLINE_OK : RT_INLINE_INSN;
 }
@@ -511,6 +569,47 @@ static size_t pad_len_after_end(const struct rt_patch_func *f)
 	return n;
 }
 
+/* Adds [lo, lo + len) to the dead bytes, joined to the last run when it
+ * follows it. */
+static void push_dead(struct scan *s, rt_raddr lo, size_t len)
+{
+	if (s->dead.n && vec_last(&s->dead)->hi == lo)
+		vec_last(&s->dead)->hi += len;
+	else
+		vec_push(&s->dead, ((struct rt_patch_span){ lo, lo + len }));
+}
+
+/* Dead bytes in [lo, hi) outside the function, which no function
+ * claims: runs of int3, the linker's fill between functions.  The first
+ * bytes of a run stay with the function before it, whose return (or
+ * whole body) a jump covers with up to rt_arch_patch_len() - 1 of them;
+ * the first may also be the return address of a call that never
+ * returns, ending that function. */
+static void neighbour_padding(struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+	rt_insn_vec pads = { 0 };
+	uint8_t buf[DEAD_AFTER_MAX * 2];
+	rt_raddr at = lo;
+
+	while (at < hi) {
+		rt_raddr run = at;
+
+		while (at < hi && !f->read_after(f->ctx, at, buf, 1))
+			at++;
+		if (at - run > 1 && !f->read_after(f->ctx, run, buf, at - run)) {
+			pads.n = 0;
+			rt_arch_decode(buf, at - run, run, &pads);
+			vec_for_each(&pads, in)
+				if (in->cls == RT_INSN_TRAP &&
+				    in->addr >= run + rt_arch_patch_len() - 1)
+					push_dead(s, in->addr, in->len);
+		}
+		at++;
+	}
+	vec_free(&pads);
+}
+
 /* Dead bytes: the padding after an instruction that never goes on (a
  * return, a jump, ud2), up to the next instruction, and past the
  * function's end.  Nothing falls into them; whether a branch, a return
@@ -519,14 +618,16 @@ static size_t pad_len_after_end(const struct rt_patch_func *f)
 static void collect_dead(struct scan *s)
 {
 	const struct rt_patch_func *f = s->f;
+	rt_raddr lo;
 	size_t i = 0;
 
 	while (i < f->n) {
 		const struct rt_insn *in = &f->insns[i++];
-		rt_raddr lo = in->addr + in->len, at = lo;
+		rt_raddr at;
 
 		if (!in->ends || in->pad)
 			continue;
+		lo = at = in->addr + in->len;
 		for (; i < f->n && f->insns[i].pad && f->insns[i].addr == at &&
 		       (!s->tables || f->insns[i].cls == RT_INSN_TRAP);
 		     i++)
@@ -534,8 +635,15 @@ static void collect_dead(struct scan *s)
 		if (i == f->n && at == f->hi)
 			at += pad_len_after_end(f);
 		if (at > lo)
-			vec_push(&s->dead, ((struct span){ lo, at }));
+			vec_push(&s->dead, ((struct rt_patch_span){ lo, at }));
 	}
+	if (!f->claims || !f->read_after)
+		return;
+	lo = f->lo > DEAD_AFTER_MAX * 2 ? f->lo - DEAD_AFTER_MAX * 2 : 0;
+	neighbour_padding(s, lo, f->lo);
+	lo = s->dead.n && vec_last(&s->dead)->hi > f->hi ? vec_last(&s->dead)->hi
+							 : f->hi;
+	neighbour_padding(s, lo, f->hi + DEAD_AFTER_MAX * 2);
 }
 
 /* Whether [lo, hi) holds no site and no place something lands, and
@@ -549,7 +657,7 @@ static bool span_free(const struct scan *s, const struct rt_probe *probes,
 	vec_for_each(&s->taken, t)
 		if (t->lo < hi && lo < t->hi)
 			return false;
-	return true;
+	return !outside_taken(s, lo, hi);
 }
 
 /* A place in the dead bytes for a relay that a short jump at @at reaches,
@@ -655,10 +763,12 @@ static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
 			continue;
 		set_patched(s, pr, &r);
 		pr->inline_why = RT_INLINE_OK;
-		vec_push(&s->taken, ((struct span){ r.lo, r.lo + r.len }));
+		vec_push(&s->taken, ((struct rt_patch_span){ r.lo, r.lo + r.len }));
 		vec_push(&s->taken,
-			 ((struct span){ r.relay,
-					 r.relay + rt_arch_patch_len() }));
+			 ((struct rt_patch_span){ r.relay,
+						  r.relay + rt_arch_patch_len() }));
+		take_outside(s, r.lo, r.lo + r.len);
+		take_outside(s, r.relay, r.relay + rt_arch_patch_len());
 	}
 }
 
@@ -694,9 +804,10 @@ static void plan_jumps(struct scan *s, struct rt_probe *probes,
 		if (pr->inline_why != RT_INLINE_OK)
 			continue;
 		set_patched(s, pr, &regs[i]);
+		take_outside(s, regs[i].lo, regs[i].lo + regs[i].len);
 		if (regs[i].join)
 			join_at = s->f->insns[regs[i].join].addr;
-		vec_push(&s->taken, ((struct span){ regs[i].lo,
+		vec_push(&s->taken, ((struct rt_patch_span){ regs[i].lo,
 						    regs[i].lo + regs[i].len }));
 	}
 }

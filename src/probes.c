@@ -47,6 +47,8 @@ struct rt_plan {
 	VEC(struct rt_plan_inlined) inlined;
 	VEC(uint32_t) inl_ids;         /* ids of the inlined calls of each
 					* RT_PROBE_INLINED probe, in runs */
+	rt_patch_claims claims;        /* while planning: padding between
+					* functions that sites took */
 };
 
 /* Whether a decoded instruction is a site of function [lo, hi). */
@@ -177,7 +179,7 @@ static void plan_inline(struct rt_plan *p, const struct rt_plan_func *pf,
 		.kinds = p->inline_kinds,
 		.read_after = read_after, .ctx = p,
 		.marks = p->targets.v, .nmarks = p->targets.n,
-		.tables_known = known,
+		.tables_known = known, .claims = &p->claims,
 	};
 	bool stop = p->inline_kinds && p->must_stop &&
 		    p->must_stop(p->must_stop_ctx, pf->fn);
@@ -724,6 +726,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	add_helpers(p, syms, req, &insns, req->first_id + p->funcs.n, taken);
 	add_watched(p, syms, req, &insns, taken);
 	plan_inlined(p, syms, &insns);
+	vec_free(&p->claims);
 	free(taken);
 	vec_free(&insns);
 	sort_probes(p);

@@ -16,6 +16,18 @@
 #include "rtrace/arch.h"
 #include "rtrace/probes.h"
 
+/* Bytes [lo, hi). */
+struct rt_patch_span {
+	rt_raddr lo, hi;
+};
+
+/* The bytes between functions (padding) that the patched regions and
+ * relays of one image's functions took, sorted and disjoint: shared by
+ * the rt_patch_plan() calls of an image so that no two functions' sites
+ * use the same.  Owned by the caller: zeroed before the first call,
+ * vec_free() after the last. */
+typedef VEC(struct rt_patch_span) rt_patch_claims;
+
 /* One function as the planner sees it. */
 struct rt_patch_func {
 	const struct rt_insn *insns;   /* the whole function, decoded */
@@ -34,6 +46,8 @@ struct rt_patch_func {
 	size_t nmarks;
 	bool tables_known;             /* every jump through a register is a
 					* table whose targets are in @marks */
+	rt_patch_claims *claims;       /* may be NULL: then no relay goes
+					* into another function's padding */
 };
 
 /* Decides, for the @n probes of function @f (in address order), which

@@ -32,6 +32,9 @@ struct fn {
 	uint8_t after[32];          /* the bytes past its end */
 	bool after_ok;
 	size_t after_len;           /* of which readable (0: all) */
+	uint8_t before[32];         /* the bytes before its start */
+	bool before_ok;
+	rt_patch_claims *claims;    /* shared with other functions */
 };
 
 static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
@@ -41,6 +44,10 @@ static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
 
 	size_t max = f->after_len ? f->after_len : sizeof(f->after);
 
+	if (f->before_ok && addr >= LO - sizeof(f->before) && addr + len <= LO) {
+		memcpy(buf, f->before + (addr - (LO - sizeof(f->before))), len);
+		return 0;
+	}
 	if (!f->after_ok || addr < end || addr - end + len > max)
 		return -ENOENT;
 	memcpy(buf, f->after + (addr - end), len);
@@ -80,7 +87,7 @@ static int plan(struct fn *f, const uint8_t *code, size_t len,
 		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = hi,
 		.kinds = RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL,
 		.read_after = read_after, .ctx = f, .marks = marks,
-		.nmarks = nmarks, .tables_known = known };
+		.nmarks = nmarks, .tables_known = known, .claims = f->claims };
 	rt_patch_plan(&pf, f->probes, f->n);
 	return 0;
 }
@@ -626,6 +633,39 @@ TEST_CASE(entry_hops_when_its_jump_would_cover_a_site)
 	TEST_TRUE(is(&ci[4], "test", "dil, 1"));
 	TEST_TRUE(is(&ci[5], "jmp", "0x555555561004"));
 	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* pop rcx; ret with no padding after it: the relay goes into the int3
+ * fill before the function, past the four bytes the function before
+ * may need; a second function planned with the same claims takes the
+ * next five bytes. */
+TEST_CASE(relay_in_padding_between_functions)
+{
+	static const uint8_t code[] = {
+		0x50,                          /* 0: push rax */
+		0xe8, 0x00, 0x01, 0x00, 0x00,  /* 1: call +0x100 */
+		0x59, 0xc3,                    /* 6: pop rcx; ret */
+	};
+	rt_patch_claims claims = { 0 };
+	struct fn f = { 0 };
+
+	f.before_ok = true;
+	memset(f.before, 0xcc, sizeof(f.before));
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_SHORT);  /* no claims */
+	f.claims = &claims;
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].relay_lo, LO - 28);
+	TEST_EQ(claims.n, 1);
+	TEST_EQ(claims.v[0].lo, LO - 28);
+	TEST_EQ(claims.v[0].hi, LO - 23);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].relay_lo, LO - 23);
+	vec_free(&claims);
 	vec_free(&f.insns);
 }
 
