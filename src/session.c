@@ -553,6 +553,9 @@ struct run_result {
 	struct rt_tracer_stats st;
 	uint64_t syscalls;  /* made while tracing */
 	uint64_t ns;        /* time spent tracing */
+	struct rt_tracer_stopped *stopped;  /* functions whose breakpoints
+					     * stopped it, most first */
+	size_t nstopped;
 };
 
 /* Whether to leave the program now: --duration is over, or rtrace was
@@ -610,6 +613,7 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 	res->failed = r == RT_STEP_FAILED;
 	res->ended = rt_tracer_exit_status(tr, &res->status);
 	rt_tracer_stats(tr, &res->st);
+	res->stopped = rt_tracer_stopped(tr, &res->nstopped);
 }
 
 static int launch_and_trace(struct target *t, const struct rt_opts *o,
@@ -767,6 +771,26 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 		100.0 * st->inline_events / (all ? all : 1));
 }
 
+#define STOPPED_SHOWN 8
+
+/* With the inline engine: where the stops that are left come from. */
+static void print_stopped(const struct run_result *res)
+{
+	char c[32];
+
+	if (!res->st.inline_sites || !res->nstopped)
+		return;
+	fputs("rtrace: stats: stops at breakpoints in ", stderr);
+	for (size_t i = 0; i < res->nstopped && i < STOPPED_SHOWN; i++)
+		fprintf(stderr, "%s%s (%s)", i ? ", " : "",
+			res->stopped[i].name,
+			rt_fmt_count(c, sizeof(c), res->stopped[i].stops));
+	if (res->nstopped > STOPPED_SHOWN)
+		fprintf(stderr, " and %zu more functions",
+			res->nstopped - STOPPED_SHOWN);
+	fputs(" (rtrace -l says why)\n", stderr);
+}
+
 /* --stats: what the tracing cost, per probe hit. */
 static void print_stats(const struct run_result *res, uint64_t events)
 {
@@ -789,6 +813,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 			rt_fmt_duration(d, sizeof(d), res->ns),
 			res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
 	print_inline_stats(&res->st);
+	print_stopped(res);
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
@@ -847,6 +872,7 @@ int rt_session_record(const struct rt_opts *o)
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)
 		report_log(o, o->log_path, NULL);
 out:
+	rt_tracer_stopped_free(res.stopped, res.nstopped);
 	target_release(&t);
 	return code;
 }
