@@ -194,6 +194,12 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	/* the trampoline of the region that covers it records it */
 	if (pr->joined && mode == ARM_JUMPS)
 		return;
+	/* the bytes past the jump are left to the relays written there */
+	if (pr->patch_hosts && mode == ARM_JUMPS) {
+		rt_arch_patch_jump(pr->patch_lo, pr->tramp,
+				   buf + (pr->patch_lo - lo));
+		return;
+	}
 	if (pr->patch_len) {
 		memcpy(buf + (pr->patch_lo - lo), pr->patch_orig,
 		       pr->patch_len);

@@ -745,12 +745,80 @@ static unsigned hop_rank(const struct region *r)
 	return r->first > 0 ? 1 : 2;
 }
 
+/* Offers the bytes of @host's region past its jump, which never run and
+ * where nothing lands, for relays: the jump is then written alone. */
+static void offer_tail(struct scan *s, struct rt_probe *host)
+{
+	rt_raddr lo = host->patch_lo, jump = lo + rt_arch_patch_len();
+
+	vec_for_each(&s->taken, t)
+		if (t->lo == lo)
+			t->hi = jump;
+	vec_push(&s->dead,
+		 ((struct rt_patch_span){ jump, lo + host->patch_len }));
+	host->patch_hosts = true;
+}
+
+/* The patched entry of the function, grown over more of its first
+ * instructions (they move to its trampoline too) until the bytes past
+ * its jump can hold a relay: E9Patch's eviction, within the rules every
+ * entry region follows. */
+static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n)
+{
+	size_t room = 2 * rt_arch_patch_len();
+	struct rt_probe *host = NULL;
+	struct region g;
+
+	for (size_t i = 0; i < n && !host; i++)
+		if (probes[i].addr == s->f->lo && probes[i].patch_len &&
+		    probes[i].patch_how == RT_PATCH_JUMP &&
+		    !probes[i].patch_join && !probes[i].patch_hosts)
+			host = &probes[i];
+	if (!host || entry_region(s, room, &g) != RT_INLINE_OK ||
+	    !span_free(s, probes, n, (size_t)(host - probes),
+		       host->patch_lo + host->patch_len, g.lo + g.len))
+		return false;
+	set_patched(s, host, &g);
+	offer_tail(s, host);
+	return true;
+}
+
+/* Room for relays when the dead bytes have none left: the tails of the
+ * function's long regions, else its entry's, grown. */
+static bool make_room(struct scan *s, struct rt_probe *probes, size_t n)
+{
+	bool offered = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *q = &probes[i];
+
+		if (q->patch_len >= 2 * rt_arch_patch_len() &&
+		    q->patch_how == RT_PATCH_JUMP && !q->patch_join &&
+		    !q->patch_hosts) {
+			offer_tail(s, q);
+			offered = true;
+		}
+	}
+	return offered || grow_entry(s, probes, n);
+}
+
+/* Whether the relay of @pr lies in another site's region: it then lives
+ * only as long as that site's jump. */
+static void mark_hosted(struct rt_probe *pr, const struct rt_probe *probes,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (probes[i].patch_hosts && pr->relay_lo >= probes[i].patch_lo &&
+		    pr->relay_lo < probes[i].patch_lo + probes[i].patch_len)
+			pr->relay_hosted = true;
+}
+
 /* The second pass, for the sites the first left with a breakpoint: a hop
  * through a relay in dead bytes. */
 static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
 {
 	collect_dead(s);
-	for (size_t k = 0; s->dead.n && k < 3 * n; k++) {
+	for (size_t k = 0; k < 3 * n; k++) {
 		struct rt_probe *pr = &probes[k % n];
 		struct region r;
 
@@ -758,10 +826,14 @@ static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
 		    hop_region(s, pr, &r) != RT_INLINE_OK ||
 		    hop_rank(&r) != k / n)
 			continue;
-		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len) ||
-		    !find_relay(s, probes, n, r.lo, &r.relay))
+		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len))
+			continue;
+		if (!find_relay(s, probes, n, r.lo, &r.relay) &&
+		    !(make_room(s, probes, n) &&
+		      find_relay(s, probes, n, r.lo, &r.relay)))
 			continue;
 		set_patched(s, pr, &r);
+		mark_hosted(pr, probes, n);
 		pr->inline_why = RT_INLINE_OK;
 		vec_push(&s->taken, ((struct rt_patch_span){ r.lo, r.lo + r.len }));
 		vec_push(&s->taken,
@@ -779,6 +851,8 @@ static void reset_probe(struct rt_probe *pr)
 	pr->patch_join = 0;
 	pr->joined = false;
 	pr->relay_lo = 0;
+	pr->patch_hosts = false;
+	pr->relay_hosted = false;
 }
 
 /* The first pass: a jump over the site, and what it displaces. */

@@ -588,10 +588,30 @@ static const struct rt_probe *joined_owner(const struct rt_plan *p, size_t i)
 	return NULL;
 }
 
+/* Whether a patched region other than @pr's holds its relay. */
+static bool relay_host_patched(const struct rt_plan *p,
+			       const struct rt_probe *pr)
+{
+	vec_for_each(&p->probes, q)
+		if (q != pr && q->patch_len && q->patch_hosts &&
+		    pr->relay_lo >= q->patch_lo &&
+		    pr->relay_lo < q->patch_lo + q->patch_len)
+			return true;
+	return false;
+}
+
 /* A joined probe whose covering region lost its jump is a breakpoint
- * again, for the same reason. */
+ * again, for the same reason; so is a probe whose relay was in the bytes
+ * of a region that did. */
 static void settle_joined(struct rt_plan *p)
 {
+	vec_for_each(&p->probes, pr) {
+		if (pr->patch_len && pr->relay_hosted &&
+		    !relay_host_patched(p, pr)) {
+			pr->patch_len = 0;
+			pr->inline_why = RT_INLINE_OVERLAP;
+		}
+	}
 	for (size_t i = 0; i < p->probes.n; i++) {
 		struct rt_probe *pr = &p->probes.v[i];
 		const struct rt_probe *owner;

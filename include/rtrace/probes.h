@@ -117,6 +117,12 @@ struct rt_probe {
 	 * in) that hold the jump to the trampoline */
 	rt_raddr relay_lo;
 	uint8_t relay_orig[RT_RELAY_MAX];
+	bool relay_hosted;        /* the relay lies in the region of another
+				   * site past its jump: it goes when that
+				   * jump goes */
+	bool patch_hosts;         /* the region past the jump may hold relays
+				   * of other sites: only the jump is
+				   * written there */
 	rt_raddr tramp;           /* its trampoline, once placed */
 	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first id in
 				   * the plan's list of inlined calls */

@@ -246,8 +246,10 @@ TEST_CASE(branch_into_region_refused)
 }
 
 /* Nothing falls into the instruction after ud2: something else enters
- * it (here, as a landing pad would), so no moved epilogue may cover it.
- * The same function with a plain instruction there moves its epilogue. */
+ * it (here, as a landing pad would), so no moved epilogue may cover it:
+ * the return hops from there instead, to a relay in the entry's region
+ * grown for it.  The same function with a plain instruction there moves
+ * its epilogue. */
 TEST_CASE(epilogue_after_ud2_refused)
 {
 	struct fn f = { 0 };
@@ -257,8 +259,13 @@ TEST_CASE(epilogue_after_ud2_refused)
 	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
 	     0x0f, 0x0b, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
 	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
-	TEST_EQ(f.probes[1].inline_why, RT_INLINE_TARGET);
-	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 14);      /* pop rbx, not before */
+	TEST_EQ(f.probes[0].patch_len, 12);          /* up to ud2 */
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
 	/* xor esi, esi instead of ud2: it goes on to pop rbx */
 	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
 	     0x31, 0xf6, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
@@ -504,9 +511,13 @@ TEST_CASE(pop_ret_after_call_hops_through_relay)
 	uint8_t hop[2];
 	size_t n;
 
+	/* no padding: the entry grows over the call to make room */
 	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
 	TEST_EQ(f.n, 3);
-	TEST_EQ(f.probes[1].inline_why, RT_INLINE_SHORT);  /* no relay */
+	TEST_EQ(f.probes[0].patch_len, 10);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
 	pad_after(&f, 0);
 	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
 	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
@@ -517,6 +528,8 @@ TEST_CASE(pop_ret_after_call_hops_through_relay)
 	TEST_EQ(f.probes[1].patch_len, 2);
 	TEST_EQ(f.probes[1].patch_code, 2);
 	TEST_EQ(f.probes[1].relay_lo, LO + 0x14);  /* after 0xf's region */
+	TEST_EQ(f.probes[0].patch_len, 5);         /* not grown */
+	TEST_TRUE(!f.probes[1].relay_hosted);
 	TEST_EQ(f.probes[1].relay_orig[0], 0xcc);
 	TEST_EQ(f.probes[1].relay_orig[4], 0xcc);
 	TEST_TRUE(rt_arch_patch_hop(LO + 0xa, LO + 0x14, NULL, hop));
@@ -666,6 +679,41 @@ TEST_CASE(relay_in_padding_between_functions)
 	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
 	TEST_EQ(f.probes[1].relay_lo, LO - 23);
 	vec_free(&claims);
+	vec_free(&f.insns);
+}
+
+/* push rax; mov [rsp], rdi; add rdi, 0x10; call; pop rcx; ret, the next
+ * function right after (regex-syntax's ParserI::parser): no dead bytes
+ * anywhere, so the entry's region grows over the call, and the bytes
+ * past its jump hold the return's relay. */
+TEST_CASE(entry_grows_to_host_the_relay)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x50, 0x48, 0x89, 0x3c, 0x24, 0x48, 0x83, 0xc7, 0x10, 0xe8,
+	     0x00, 0x01, 0x00, 0x00, 0x59, 0xc3);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 14);
+	TEST_EQ(f.probes[0].patch_code, 14);
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 14);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
+	/* the relay's bytes as they were: the add, moved */
+	TEST_EQ(f.probes[1].relay_orig[0], 0x48);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xe8);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 11);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[6], "add", "rdi, 0x10"));
+	/* the call returns to the original code: pop rcx, now the hop */
+	TEST_TRUE(is(&ci[8], "mov", "dword ptr [rsp], 0x5556100e"));
+	TEST_TRUE(is(&ci[10], "jmp", "0x55555556110e"));
+	cs_free(ci, n);
 	vec_free(&f.insns);
 }
 
