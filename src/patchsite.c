@@ -482,12 +482,15 @@ static enum rt_inline_why check_overlap(const struct scan *s,
 	return !regs[i].join || joined ? RT_INLINE_OK : RT_INLINE_INSN;
 }
 
-/* Copies the original bytes [lo, lo + len): the function's, then those
- * past its end. */
+/* Copies the original bytes [lo, lo + len): those before the function
+ * (a relay in the padding there), the function's, those past its end. */
 static void save_orig(const struct rt_patch_func *f, rt_raddr lo, size_t len,
 		      uint8_t *out)
 {
 	rt_raddr hi = lo + len;
+
+	if (lo < f->lo)
+		f->read_after(f->ctx, lo, out, MIN(hi, f->lo) - lo);
 
 	for (size_t j = index_of(f, lo); j < f->n && f->insns[j].addr < hi;
 	     j++) {

@@ -673,6 +673,9 @@ TEST_CASE(relay_in_padding_between_functions)
 	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
 	TEST_EQ(f.probes[1].patch_lo, LO + 6);
 	TEST_EQ(f.probes[1].relay_lo, LO - 28);
+	/* what goes back when it is taken out */
+	TEST_EQ(f.probes[1].relay_orig[0], 0xcc);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xcc);
 	TEST_EQ(claims.n, 1);
 	TEST_EQ(claims.v[0].lo, LO - 28);
 	TEST_EQ(claims.v[0].hi, LO - 23);
