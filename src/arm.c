@@ -278,7 +278,7 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 		     struct rt_arm_kept *kept)
 {
 	rt_raddr lo, hi, a, b;
-	uint8_t *buf;
+	uint8_t *buf, *seen;
 	int err;
 
 	site_span(rt_plan_probe(plan, first), mode, &lo, &hi);
@@ -289,16 +289,22 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 	}
 	buf = xmalloc(hi - lo);
 	err = rt_mem_read(mem, lo, buf, hi - lo);
+	/* each site is judged on the bytes as read: a region that holds
+	 * another site's relay puts them back before that site is seen */
+	seen = kept && !err ? xmalloc(hi - lo) : NULL;
+	if (seen)
+		memcpy(seen, buf, hi - lo);
 	for (size_t i = first; !err && i <= last; i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (kept && !site_ours(buf, lo, pr))
+		if (kept && !site_ours(seen, lo, pr))
 			keep_site(kept, plan, pr);
 		else
 			write_site(buf, lo, pr, mode);
 	}
 	if (!err)
 		err = rt_mem_write(mem, lo, buf, hi - lo);
+	free(seen);
 	free(buf);
 	return err;
 }
