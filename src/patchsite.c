@@ -10,7 +10,19 @@
  *    (they move to the trampoline, which runs them after the recorder);
  *  - at a return or a jump out of the function, the padding after it
  *    (int3 or nop fill nothing runs), else the straight-line epilogue
- *    before it (it moves to the trampoline, which runs it first).
+ *    before it (it moves to the trampoline, which runs it first), with
+ *    the padding after it when it is a little short;
+ *  - in a function that runs straight into its return, the whole body:
+ *    one region for the entry and the exit, whose trampoline records
+ *    both (the return's probe is "joined").
+ *
+ * A site too short for a jump even so gets a short jump (or its own
+ * short conditional branch, re-aimed) to a relay: the jump to the
+ * trampoline, written in dead bytes within reach.  Dead bytes are the
+ * padding after an instruction that never goes on, the fill between
+ * functions (shared with the neighbours through claims), and the bytes
+ * past the jump of a region, which an entry's region grows for when
+ * nothing else is left.  Relays and regions never share a byte.
  *
  * Nothing may land strictly inside the bytes: no branch of the function,
  * no return address (the instruction after a call), no landing pad of

@@ -720,6 +720,39 @@ TEST_CASE(entry_grows_to_host_the_relay)
 	vec_free(&f.insns);
 }
 
+/* jmp rel8 out of the function with code right after it and a branch
+ * target behind it: no padding, no epilogue, so it hops; the trampoline
+ * records the tail event and goes where the jump went. */
+TEST_CASE(tail_jump_rel8_hops)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x04,                    /* 2: je 8 */
+		0x31, 0xc0,                    /* 4: xor eax, eax */
+		0xeb, 0x40,                    /* 6: jmp 0x48 (out) */
+		0xb8, 0x01, 0x00, 0x00, 0x00,  /* 8: mov eax, 1 */
+		0xc3,                          /* d: ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].kinds, RT_PROBE_TAIL);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x12);  /* after the ret's */
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 8);
+	TEST_TRUE(is(&ci[2], "movabs", "rsi, 0x555555561048"));
+	TEST_TRUE(is(&ci[7], "jmp", "0x555555561048"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
 /* Two short sites and room past the end for one relay: they never share
  * it; the second keeps its breakpoint. */
 TEST_CASE(relays_are_never_shared)
