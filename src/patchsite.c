@@ -557,6 +557,10 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 /* How far past a function's end its padding is looked for. */
 #define DEAD_AFTER_MAX 64
 
+/* How far from a function its neighbours' fill is looked for: as far as
+ * a short jump from inside it reaches. */
+#define NEAR ((rt_raddr)2 * DEAD_AFTER_MAX)
+
 /* Bytes of padding past the function's end, up to the next function. */
 static size_t pad_len_after_end(const struct rt_patch_func *f)
 {
@@ -604,7 +608,7 @@ static void neighbour_padding(struct scan *s, rt_raddr lo, rt_raddr hi)
 {
 	const struct rt_patch_func *f = s->f;
 	rt_insn_vec pads = { 0 };
-	uint8_t buf[DEAD_AFTER_MAX * 2];
+	uint8_t buf[NEAR];
 	rt_raddr at = lo;
 
 	while (at < hi) {
@@ -654,11 +658,11 @@ static void collect_dead(struct scan *s)
 	}
 	if (!f->claims || !f->read_after)
 		return;
-	lo = f->lo > DEAD_AFTER_MAX * 2 ? f->lo - DEAD_AFTER_MAX * 2 : 0;
+	lo = f->lo > NEAR ? f->lo - NEAR : 0;
 	neighbour_padding(s, lo, f->lo);
 	lo = s->dead.n && vec_last(&s->dead)->hi > f->hi ? vec_last(&s->dead)->hi
 							 : f->hi;
-	neighbour_padding(s, lo, f->hi + DEAD_AFTER_MAX * 2);
+	neighbour_padding(s, lo, f->hi + NEAR);
 }
 
 /* Whether [lo, hi) holds no site and no place something lands, and
