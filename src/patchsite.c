@@ -781,8 +781,10 @@ static void offer_tail(struct scan *s, struct rt_probe *host)
 /* The patched entry of the function, grown over more of its first
  * instructions (they move to its trampoline too) until the bytes past
  * its jump can hold a relay: E9Patch's eviction, within the rules every
- * entry region follows. */
-static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n)
+ * entry region follows.  It stays below @limit, where the region that
+ * wants the relay begins. */
+static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n,
+		       rt_raddr limit)
 {
 	size_t room = 2 * rt_arch_patch_len();
 	struct rt_probe *host = NULL;
@@ -794,6 +796,7 @@ static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n)
 		    !probes[i].patch_join && !probes[i].patch_hosts)
 			host = &probes[i];
 	if (!host || entry_region(s, room, &g) != RT_INLINE_OK ||
+	    g.lo + g.len > limit ||
 	    !span_free(s, probes, n, (size_t)(host - probes),
 		       host->patch_lo + host->patch_len, g.lo + g.len))
 		return false;
@@ -803,8 +806,9 @@ static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n)
 }
 
 /* Room for relays when the dead bytes have none left: the tails of the
- * function's long regions, else its entry's, grown. */
-static bool make_room(struct scan *s, struct rt_probe *probes, size_t n)
+ * function's long regions, else its entry's, grown up to @limit. */
+static bool make_room(struct scan *s, struct rt_probe *probes, size_t n,
+		      rt_raddr limit)
 {
 	bool offered = false;
 
@@ -818,7 +822,7 @@ static bool make_room(struct scan *s, struct rt_probe *probes, size_t n)
 			offered = true;
 		}
 	}
-	return offered || grow_entry(s, probes, n);
+	return offered || grow_entry(s, probes, n, limit);
 }
 
 /* Whether the relay of @pr lies in another site's region: it then lives
@@ -848,7 +852,7 @@ static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
 		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len))
 			continue;
 		if (!find_relay(s, probes, n, r.lo, &r.relay) &&
-		    !(make_room(s, probes, n) &&
+		    !(make_room(s, probes, n, r.lo) &&
 		      find_relay(s, probes, n, r.lo, &r.relay)))
 			continue;
 		set_patched(s, pr, &r);

@@ -753,6 +753,29 @@ TEST_CASE(tail_jump_rel8_hops)
 	vec_free(&f.insns);
 }
 
+/* Two returns after a branch, no padding: the entry could grow to ten
+ * bytes over the first return's pop, which that return's short region
+ * needs: it does not, and that return keeps its breakpoint; the second
+ * return's region lies past it, and gets its relay in the grown entry. */
+TEST_CASE(entry_never_grows_into_the_region_it_makes_room_for)
+{
+	struct fn f = { 0 };
+
+	/* mov eax, 1; test edi, edi; je 0xb; pop rcx; ret;
+	 * xor eax, eax; pop rcx; ret */
+	PLAN(f, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x85, 0xff, 0x74, 0x02, 0x59,
+	     0xc3, 0x31, 0xc0, 0x59, 0xc3);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 10);
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xd);
+	TEST_EQ(f.probes[2].relay_lo, LO + 5);
+	vec_free(&f.insns);
+}
+
 /* Two short sites and room past the end for one relay: they never share
  * it; the second keeps its breakpoint. */
 TEST_CASE(relays_are_never_shared)
