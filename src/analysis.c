@@ -95,6 +95,7 @@ struct rt_frames {
 	VEC(struct rt_thread_info) info;  /* every thread's life */
 	struct rt_evlog_reader *reader;   /* for thread names, or NULL */
 	struct rt_analysis_summary sum;
+	VEC(uint64_t) func_stops;  /* by function id */
 	bool have_ts;
 };
 
@@ -575,6 +576,21 @@ static void start_thread(struct rt_frames *f, const struct rt_event *ev)
 	f->info.v[t->seq - 1].creator = creator ? creator->seq : 0;
 }
 
+/* A probe event recorded at a stop: the function's breakpoint stopped
+ * the program (the report names the functions that did). */
+static void count_stop(struct rt_frames *f, const struct rt_event *ev)
+{
+	if ((ev->flags & RT_EVF_INLINE) || !ev->nstops ||
+	    ev->func == RT_FUNC_NONE ||
+	    (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
+	     ev->kind != RT_EV_TAIL))
+		return;
+	while (f->func_stops.n <= ev->func)
+		vec_push(&f->func_stops, 0);
+	f->func_stops.v[ev->func]++;
+	f->sum.stop_events++;
+}
+
 void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 {
 	struct thread_state *t;
@@ -598,6 +614,7 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 		t->cost_owed = 0;
 	}
 	account_stops(f, t, ev->ts, ev->nstops, !(ev->flags & RT_EVF_INLINE));
+	count_stop(f, ev);
 	if ((ev->flags & RT_EVF_INLINE) && !f->opts.raw_times)
 		t->cost += t->inline_cost;
 	t->last_ts = ev->ts;
@@ -672,6 +689,8 @@ void rt_frames_set_reader(struct rt_frames *f, struct rt_evlog_reader *r)
 void rt_analysis_summary_release(struct rt_analysis_summary *sum)
 {
 	zfree(&sum->thread_info);
+	zfree(&sum->func_stops);
+	sum->nfunc_stops = 0;
 }
 
 void rt_frames_set_curve(struct rt_frames *f, const struct rt_stop_cost *c)
@@ -726,6 +745,12 @@ void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 		if (f->info.n)
 			memcpy(sum->thread_info, f->info.v,
 			       f->info.n * sizeof(*sum->thread_info));
+		sum->func_stops = xcalloc(f->func_stops.n + 1,
+					  sizeof(*sum->func_stops));
+		sum->nfunc_stops = f->func_stops.n;
+		if (f->func_stops.n)
+			memcpy(sum->func_stops, f->func_stops.v,
+			       f->func_stops.n * sizeof(*sum->func_stops));
 	}
 }
 
@@ -747,6 +772,7 @@ void rt_frames_free(struct rt_frames *f)
 	vec_free(&f->mem);
 	vec_free(&f->pids);
 	vec_free(&f->info);
+	vec_free(&f->func_stops);
 	free(f);
 }
 

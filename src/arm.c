@@ -144,7 +144,8 @@ enum arm_mode {
 	DISARM,        /* every original byte */
 };
 
-/* The bytes @pr covers in @mode. */
+/* The bytes @pr covers in @mode: its breakpoint, its region and its
+ * relay. */
 static void site_span(const struct rt_probe *pr, enum arm_mode mode,
 		      rt_raddr *lo, rt_raddr *hi)
 {
@@ -157,6 +158,31 @@ static void site_span(const struct rt_probe *pr, enum arm_mode mode,
 		*lo = MIN(*lo, pr->patch_lo);
 		*hi = MAX(*hi, pr->patch_lo + pr->patch_len);
 	}
+	if (pr->patch_len && pr->relay_lo) {
+		*lo = MIN(*lo, pr->relay_lo);
+		*hi = MAX(*hi, pr->relay_lo + rt_arch_patch_len());
+	}
+}
+
+/* The way into the trampoline of patched @pr, in @buf (read from @lo):
+ * the region, never run, filled with breakpoints so that a stray jump
+ * there is caught, then the jump, or the hop and the relay's jump. */
+static void write_jump(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+	uint8_t *region = buf + (pr->patch_lo - lo);
+
+	memset(region, trap[0], pr->patch_len);
+	if (pr->patch_how == RT_PATCH_JUMP) {
+		rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
+		return;
+	}
+	rt_arch_patch_hop(pr->patch_lo, pr->relay_lo,
+			  pr->patch_how == RT_PATCH_RETARGET ? pr->patch_orig
+							     : NULL,
+			  region);
+	rt_arch_patch_jump(pr->relay_lo, pr->tramp, buf + (pr->relay_lo - lo));
 }
 
 static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
@@ -166,23 +192,36 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 	uint8_t *at = buf + (pr->addr - lo);
 
+	/* the trampoline of the region that covers it records it */
+	if (pr->joined && mode == ARM_JUMPS)
+		return;
+	/* the bytes past the jump are left to the relays written there */
+	if (pr->patch_hosts && mode == ARM_JUMPS) {
+		rt_arch_patch_jump(pr->patch_lo, pr->tramp,
+				   buf + (pr->patch_lo - lo));
+		return;
+	}
 	if (pr->patch_len) {
-		uint8_t *region = buf + (pr->patch_lo - lo);
-
-		memcpy(region, pr->patch_orig, pr->patch_len);
+		memcpy(buf + (pr->patch_lo - lo), pr->patch_orig,
+		       pr->patch_len);
+		if (pr->relay_lo)
+			memcpy(buf + (pr->relay_lo - lo), pr->relay_orig,
+			       rt_arch_patch_len());
 		if (mode == ARM_JUMPS) {
-			/* the rest of the region is never run: fill it with
-			 * breakpoints, so a stray jump there is caught */
-			memset(region, trap[0], pr->patch_len);
-			rt_arch_patch_jump(pr->patch_lo, pr->tramp, region);
+			write_jump(buf, lo, pr);
 			return;
 		}
+		/* the return its region joins keeps its own breakpoint */
+		if (pr->patch_join && mode == ARM_TRAPS)
+			memcpy(buf + (pr->patch_lo + pr->patch_join - lo), trap,
+			       tlen);
 	}
 	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
 }
 
-/* The longest span of one site: its patched region and its breakpoint. */
-#define SITE_MAX (RT_PATCH_MAX + RT_PROBE_TRAP_MAX)
+/* The longest span of one site: its breakpoint, its patched region and
+ * a relay as far as a short jump reaches. */
+#define SITE_MAX 512
 
 /* Whether the bytes of @pr in @buf (a run read from @lo) are those @mode
  * gives it. */
@@ -240,7 +279,7 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 		     struct rt_arm_kept *kept)
 {
 	rt_raddr lo, hi, a, b;
-	uint8_t *buf;
+	uint8_t *buf, *seen;
 	int err;
 
 	site_span(rt_plan_probe(plan, first), mode, &lo, &hi);
@@ -251,16 +290,22 @@ static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
 	}
 	buf = xmalloc(hi - lo);
 	err = rt_mem_read(mem, lo, buf, hi - lo);
+	/* each site is judged on the bytes as read: a region that holds
+	 * another site's relay puts them back before that site is seen */
+	seen = kept && !err ? xmalloc(hi - lo) : NULL;
+	if (seen)
+		memcpy(seen, buf, hi - lo);
 	for (size_t i = first; !err && i <= last; i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (kept && !site_ours(buf, lo, pr))
+		if (kept && !site_ours(seen, lo, pr))
 			keep_site(kept, plan, pr);
 		else
 			write_site(buf, lo, pr, mode);
 	}
 	if (!err)
 		err = rt_mem_write(mem, lo, buf, hi - lo);
+	free(seen);
 	free(buf);
 	return err;
 }

@@ -453,6 +453,22 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 			th->tid, ip);
 }
 
+/* A thread interrupted between a hop and its relay's jump would run
+ * the relay's bytes once they are padding again: it goes where the
+ * original code would be. */
+static void leave_relay(struct rt_thread *th, const struct rt_plan *plan)
+{
+	rt_raddr to;
+
+	if (rt_tracee_getregs(th->tid, &th->regs))
+		return;
+	to = rt_plan_relay_exit(plan, rt_arch_ip(&th->regs));
+	if (!to)
+		return;
+	rt_arch_set_ip(&th->regs, to);
+	rt_tracee_setregs(th->tid, &th->regs);
+}
+
 /* Takes the probes of one image out of @p, threads first out of its
  * scratch area, then the area itself; sites the program rewrote go to
  * @kept. */
@@ -480,9 +496,10 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
 
-		if (th->proc == p)
-			rt_tracer_leave_scratch(tr, th, lo, hi,
-						rt_tracer_bell);
+		if (th->proc != p)
+			continue;
+		leave_relay(th, plan);
+		rt_tracer_leave_scratch(tr, th, lo, hi, rt_tracer_bell);
 	}
 	if (!any)
 		return;

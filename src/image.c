@@ -75,7 +75,7 @@ static void count_sites(const struct rt_plan *plan, bool inl,
 		if (pr->func - first >= n || pr->kinds == RT_PROBE_INLINED)
 			continue;
 		rows[pr->func - first].sites++;
-		rows[pr->func - first].inline_sites += inl && pr->patch_len;
+		rows[pr->func - first].inline_sites += inl && rt_probe_inline(pr);
 	}
 }
 
@@ -460,6 +460,17 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 	return 0;
 }
 
+/* The sites of @plan reached by a jump: patched, or joined to a site
+ * whose trampoline records them. */
+static size_t inline_sites(const struct rt_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt_plan_nprobes(plan); i++)
+		n += rt_probe_inline(rt_plan_probe(plan, i));
+	return n;
+}
+
 int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		 int *deferred_sig)
 {
@@ -469,7 +480,7 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 	if (!err && p->img->plan) {
 		tr->st.sites += rt_plan_nprobes(p->img->plan);
 		if (p->ia)
-			tr->st.inline_sites += rt_plan_npatched(p->img->plan);
+			tr->st.inline_sites += inline_sites(p->img->plan);
 	}
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)

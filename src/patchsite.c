@@ -10,7 +10,19 @@
  *    (they move to the trampoline, which runs them after the recorder);
  *  - at a return or a jump out of the function, the padding after it
  *    (int3 or nop fill nothing runs), else the straight-line epilogue
- *    before it (it moves to the trampoline, which runs it first).
+ *    before it (it moves to the trampoline, which runs it first), with
+ *    the padding after it when it is a little short;
+ *  - in a function that runs straight into its return, the whole body:
+ *    one region for the entry and the exit, whose trampoline records
+ *    both (the return's probe is "joined").
+ *
+ * A site too short for a jump even so gets a short jump (or its own
+ * short conditional branch, re-aimed) to a relay: the jump to the
+ * trampoline, written in dead bytes within reach.  Dead bytes are the
+ * padding after an instruction that never goes on, the fill between
+ * functions (shared with the neighbours through claims), and the bytes
+ * past the jump of a region, which an entry's region grows for when
+ * nothing else is left.  Relays and regions never share a byte.
  *
  * Nothing may land strictly inside the bytes: no branch of the function,
  * no return address (the instruction after a call), no landing pad of
@@ -36,12 +48,18 @@ struct region {
 	rt_raddr lo;
 	size_t len;                /* bytes the jump replaces */
 	size_t code;               /* of which instructions (rest: padding) */
+	size_t join;               /* a tiny function's: its return, whose
+				    * exit the trampoline records; 0: none */
+	uint8_t how;               /* enum rt_patch_how */
+	rt_raddr relay;            /* with HOP and RETARGET */
 };
 
 struct scan {
 	const struct rt_patch_func *f;
 	VEC(rt_raddr) marks;       /* where something may land, sorted */
 	bool tables;               /* an indirect jump with unknown targets */
+	VEC(struct rt_patch_span) dead;     /* padding nothing runs or lands in */
+	VEC(struct rt_patch_span) taken;    /* regions and relays given out */
 };
 
 static int cmp_addr(const void *a, const void *b)
@@ -163,14 +181,14 @@ static bool pad_after_end(const struct rt_patch_func *f, rt_raddr at,
 	return ok;
 }
 
-/* A return or jump followed by padding: the jump overwrites the padding. */
-static enum rt_inline_why pad_region(const struct scan *s, size_t k,
-				     struct region *r)
+/* Whether @need bytes of padding follow instruction @k (which never goes
+ * on to them), inside the function or past its end. */
+static bool pad_covers(const struct scan *s, size_t k, size_t need)
 {
 	const struct rt_patch_func *f = s->f;
 	const struct rt_insn *site = &f->insns[k];
-	size_t need = rt_arch_patch_len() - site->len, covered = 0;
 	rt_raddr at = site->addr + site->len;
+	size_t covered = 0;
 
 	for (size_t j = k + 1; j < f->n && covered < need; j++) {
 		const struct rt_insn *in = &f->insns[j];
@@ -179,30 +197,41 @@ static enum rt_inline_why pad_region(const struct scan *s, size_t k,
 		 * a jump table reaches */
 		if (!in->pad || in->addr != at ||
 		    (s->tables && in->cls != RT_INSN_TRAP))
-			return RT_INLINE_SHORT;
+			return false;
 		covered += in->len;
 		at += in->len;
 	}
-	if (covered < need && (at != f->hi ||
-			       !pad_after_end(f, at, need - covered)))
+	return covered >= need ||
+	       (at == f->hi && pad_after_end(f, at, need - covered));
+}
+
+/* A return or jump followed by padding: a jump of @len bytes overwrites
+ * the padding. */
+static enum rt_inline_why pad_region(const struct scan *s, size_t k,
+				     size_t len, struct region *r)
+{
+	const struct rt_insn *site = &s->f->insns[k];
+
+	if (site->len >= len || !pad_covers(s, k, len - site->len))
 		return RT_INLINE_SHORT;
-	if (!clear_inside(s, site->addr, site->addr + rt_arch_patch_len()))
+	if (!clear_inside(s, site->addr, site->addr + len))
 		return RT_INLINE_TARGET;
 	*r = (struct region){ .first = k, .last = k, .lo = site->addr,
-			      .len = rt_arch_patch_len(), .code = site->len };
+			      .len = len, .code = site->len };
 	return RT_INLINE_OK;
 }
 
-/* Straight-line instructions from @from (up, or down to @k), enough for
- * the jump. */
+/* Straight-line instructions from @from (up, or down to @k), at least
+ * @min bytes. */
 static enum rt_inline_why moved_region(const struct scan *s, size_t first,
-				       size_t last, struct region *r)
+				       size_t last, size_t min,
+				       struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	rt_raddr lo = f->insns[first].addr;
 	rt_raddr hi = f->insns[last].addr + f->insns[last].len;
 
-	if (hi - lo < rt_arch_patch_len())
+	if (hi - lo < min)
 		return RT_INLINE_SHORT;
 	if (first != last && s->tables)
 		return RT_INLINE_JUMP_TABLE;
@@ -222,27 +251,89 @@ static bool is_call(const struct rt_insn *in)
 	return in->cls == RT_INSN_CALL || in->cls == RT_INSN_CALL_INDIRECT;
 }
 
-/* An entry: the first instructions, moved after the recorder. */
-static enum rt_inline_why entry_region(const struct scan *s,
+/* A function that runs straight from its entry into its return (xor
+ * eax,eax; ret): its entry and exit would overlap, so one region covers
+ * both, padding after the return included when the function is shorter
+ * than the jump.  Its trampoline records the entry, runs the body,
+ * records the exit and returns. */
+static enum rt_inline_why tiny_region(const struct scan *s, size_t k,
+				      struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	const struct rt_insn *ret = &f->insns[k];
+	rt_raddr lo = f->insns[0].addr;
+	size_t code = ret->addr + ret->len - lo;
+	size_t len = MAX(code, rt_arch_patch_len());
+
+	if (s->tables)
+		return RT_INLINE_JUMP_TABLE;
+	if (code < len && !pad_covers(s, k, len - code))
+		return RT_INLINE_SHORT;
+	if (!clear_inside(s, lo, lo + len))
+		return RT_INLINE_TARGET;
+	*r = (struct region){ .first = 0, .last = k, .lo = lo, .len = len,
+			      .code = code, .join = k };
+	return RT_INLINE_OK;
+}
+
+/* An entry: the first instructions, at least @min bytes, moved after the
+ * recorder. */
+static enum rt_inline_why entry_region(const struct scan *s, size_t min,
 				       struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	size_t len = 0, j = 0;
+	bool straight = true;
 
-	for (; j < f->n && len < rt_arch_patch_len(); j++) {
+	for (; j < f->n && len < min; j++) {
 		const struct rt_insn *in = &f->insns[j];
 
 		/* a conditional jump moves (re-aimed); a direct jump, or a
 		 * call, moves when it ends the region: the call's return
 		 * address is then the first byte after it, in the original */
-		bool ends = len + in->len >= rt_arch_patch_len();
+		bool ends = len + in->len >= min;
 
+		if (in->cls == RT_INSN_RET && straight &&
+		    min == rt_arch_patch_len())
+			return tiny_region(s, j, r);
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
 		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
 			return RT_INLINE_INSN;
+		straight = straight && in->cls == RT_INSN_PLAIN;
 		len += in->len;
 	}
-	return moved_region(s, 0, j - 1, r);
+	return moved_region(s, 0, j - 1, min, r);
+}
+
+/* Return @k with the straight-line instructions before it, at least @min
+ * bytes. */
+static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
+					  size_t min, struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	size_t len = f->insns[k].len, j = k;
+	enum rt_inline_why why;
+
+	while (j > 0 && len < min) {
+		const struct rt_insn *prev = &f->insns[j - 1];
+
+		if (prev->cls != RT_INSN_PLAIN ||
+		    prev->addr + prev->len != f->insns[j].addr)
+			break;
+		len += prev->len;
+		j--;
+	}
+	/* short of it (a call's return address before: and al,1; pop rcx;
+	 * ret), the padding after the return makes up the rest */
+	if (len < min && !pad_covers(s, k, min - len))
+		return RT_INLINE_SHORT;
+	why = moved_region(s, j, k, MIN(len, min), r);
+	if (why != RT_INLINE_OK || len >= min)
+		return why;
+	if (!clear_inside(s, r->lo, r->lo + min))
+		return RT_INLINE_TARGET;
+	r->len = min;
+	return RT_INLINE_OK;
 }
 
 /* A return or a tail jump: alone when long enough, else with the padding
@@ -253,29 +344,80 @@ static enum rt_inline_why exit_region(const struct scan *s, size_t k,
 	const struct rt_patch_func *f = s->f;
 	const struct rt_insn *site = &f->insns[k];
 	enum rt_inline_why why;
-	size_t len = site->len, j = k;
 
 	if (site->len >= rt_arch_patch_len() &&
 	    (site->cls == RT_INSN_JCC ||
 	     (site->cls == RT_INSN_JMP_MEM && rt_arch_insn_rip_relative(site))))
-		return moved_region(s, k, k, r);
+		return moved_region(s, k, k, rt_arch_patch_len(), r);
 	if (site->cls != RT_INSN_RET && site->cls != RT_INSN_JMP)
 		return RT_INLINE_KIND;
 	if (site->len >= rt_arch_patch_len())
-		return moved_region(s, k, k, r);
-	why = pad_region(s, k, r);
+		return moved_region(s, k, k, rt_arch_patch_len(), r);
+	why = pad_region(s, k, rt_arch_patch_len(), r);
 	if (why == RT_INLINE_OK || entry)
 		return why;
-	while (j > 0 && len < rt_arch_patch_len()) {
-		const struct rt_insn *prev = &f->insns[j - 1];
+	return epilogue_region(s, k, rt_arch_patch_len(), r);
+}
 
-		if (prev->cls != RT_INSN_PLAIN ||
-		    prev->addr + prev->len != f->insns[j].addr)
-			return RT_INLINE_SHORT;
-		len += prev->len;
-		j--;
+/* ---- bytes between functions ------------------------------------------- */
+
+/* The first claim that ends after @lo. */
+static size_t claim_index(const rt_patch_claims *c, rt_raddr lo)
+{
+	size_t a = 0, b = c->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (c->v[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
 	}
-	return moved_region(s, j, k, r);
+	return a;
+}
+
+static bool claims_overlap(const rt_patch_claims *c, rt_raddr lo,
+			   rt_raddr hi)
+{
+	size_t i;
+
+	if (!c || lo >= hi)
+		return false;
+	i = claim_index(c, lo);
+	return i < c->n && c->v[i].lo < hi;
+}
+
+static void claims_add(rt_patch_claims *c, rt_raddr lo, rt_raddr hi)
+{
+	size_t i;
+
+	if (!c || lo >= hi)
+		return;
+	i = claim_index(c, lo);
+	vec_reserve(c, c->n + 1);
+	memmove(c->v + i + 1, c->v + i, (c->n - i) * sizeof(*c->v));
+	c->v[i] = (struct rt_patch_span){ lo, hi };
+	c->n++;
+}
+
+/* Whether the part of [lo, hi) outside the function is taken by another
+ * function's site. */
+static bool outside_taken(const struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+
+	return claims_overlap(f->claims, lo, MIN(hi, f->lo)) ||
+	       claims_overlap(f->claims, MAX(lo, f->hi), hi);
+}
+
+/* Takes the part of [lo, hi) outside the function from the others. */
+static void take_outside(const struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+
+	claims_add(f->claims, lo, MIN(hi, f->lo));
+	claims_add(f->claims, MAX(lo, f->hi), hi);
 }
 
 static bool overlaps(const struct region *a, const struct region *b)
@@ -283,13 +425,13 @@ static bool overlaps(const struct region *a, const struct region *b)
 	return a->lo < b->lo + b->len && b->lo < a->lo + a->len;
 }
 
-static enum rt_inline_why site_region(const struct scan *s,
-				      const struct rt_probe *pr,
-				      struct region *r)
+/* Whether the site of @pr may be reached by a jump at all: the index of
+ * its instruction in *k, or why not. */
+static enum rt_inline_why site_allowed(const struct scan *s,
+				       const struct rt_probe *pr, size_t *k)
 {
-	size_t k = index_of(s->f, pr->addr);
-
-	if (k >= s->f->n || s->f->insns[k].addr != pr->addr)
+	*k = index_of(s->f, pr->addr);
+	if (*k >= s->f->n || s->f->insns[*k].addr != pr->addr)
 		return RT_INLINE_INSN;
 	if (pr->role != RT_ROLE_TRACED ||
 	    (pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_HELPER)) ==
@@ -298,41 +440,96 @@ static enum rt_inline_why site_region(const struct scan *s,
 	if ((pr->kinds & ~s->f->kinds) & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
 					  RT_PROBE_TAIL))
 		return RT_INLINE_ROLE;
+	return RT_INLINE_OK;
+}
+
+static enum rt_inline_why site_region(const struct scan *s,
+				      const struct rt_probe *pr,
+				      struct region *r)
+{
+	size_t k;
+	enum rt_inline_why why = site_allowed(s, pr, &k);
+
+	if (why != RT_INLINE_OK)
+		return why;
 	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
 		       is_call(&s->f->insns[0])))
-		return entry_region(s, r);
+		return entry_region(s, rt_arch_patch_len(), r);
 	return exit_region(s, k, k == 0, r);
 }
 
-/* No region may hold another site, or overlap another region. */
-static enum rt_inline_why check_overlap(const struct rt_probe *probes,
+/* The exit a tiny function's region may hold: its return's, alone. */
+static bool joins(const struct scan *s, const struct region *r,
+		  const struct rt_probe *pr)
+{
+	return r->join && pr->addr == s->f->insns[r->join].addr &&
+	       pr->kinds == RT_PROBE_EXIT && (s->f->kinds & RT_PROBE_EXIT);
+}
+
+/* No region may hold another site (but the exit a tiny function's region
+ * joins), or overlap another region. */
+static enum rt_inline_why check_overlap(const struct scan *s,
+					const struct rt_probe *probes,
 					const struct region *regs, size_t n,
 					size_t i)
 {
+	bool joined = false;
+
 	for (size_t j = 0; j < n; j++) {
 		if (j == i)
 			continue;
+		if (joins(s, &regs[i], &probes[j])) {
+			joined = true;
+			continue;
+		}
 		if (probes[j].addr >= regs[i].lo &&
 		    probes[j].addr < regs[i].lo + regs[i].len)
 			return RT_INLINE_OVERLAP;
 		if (j < i && probes[j].patch_len && overlaps(&regs[i], &regs[j]))
 			return RT_INLINE_OVERLAP;
 	}
-	return RT_INLINE_OK;
+	if (outside_taken(s, regs[i].lo, regs[i].lo + regs[i].len))
+		return RT_INLINE_OVERLAP;
+	/* a return not probed (entries only) must not be recorded */
+	return !regs[i].join || joined ? RT_INLINE_OK : RT_INLINE_INSN;
 }
 
-/* The bytes the jump will cover, padding included, to put back later. */
-static void save_orig(const struct rt_patch_func *f, const struct region *r,
+/* Copies the original bytes [lo, lo + len): those before the function
+ * (a relay in the padding there), the function's, those past its end. */
+static void save_orig(const struct rt_patch_func *f, rt_raddr lo, size_t len,
 		      uint8_t *out)
 {
-	rt_raddr hi = r->lo + r->len;
+	rt_raddr hi = lo + len;
 
-	for (size_t j = index_of(f, r->lo); j < f->n && f->insns[j].addr < hi;
-	     j++)
-		memcpy(out + (f->insns[j].addr - r->lo), f->insns[j].bytes,
-		       MIN((size_t)f->insns[j].len, hi - f->insns[j].addr));
+	if (lo < f->lo)
+		f->read_after(f->ctx, lo, out, MIN(hi, f->lo) - lo);
+
+	for (size_t j = index_of(f, lo); j < f->n && f->insns[j].addr < hi;
+	     j++) {
+		const struct rt_insn *in = &f->insns[j];
+		rt_raddr a = MAX(in->addr, lo);
+		rt_raddr b = MIN(in->addr + in->len, hi);
+
+		memcpy(out + (a - lo), in->bytes + (a - in->addr), b - a);
+	}
 	if (hi > f->hi)
-		f->read_after(f->ctx, f->hi, out + (f->hi - r->lo), hi - f->hi);
+		f->read_after(f->ctx, MAX(f->hi, lo), out + (MAX(f->hi, lo) - lo),
+			      hi - MAX(f->hi, lo));
+}
+
+static void set_patched(const struct scan *s, struct rt_probe *pr,
+			const struct region *r)
+{
+	pr->patch_lo = r->lo;
+	pr->patch_len = (uint8_t)r->len;
+	pr->patch_code = (uint8_t)r->code;
+	pr->patch_how = r->how;
+	pr->patch_join = r->join ? (uint8_t)(s->f->insns[r->join].addr - r->lo)
+				 : 0;
+	save_orig(s->f, r->lo, r->len, pr->patch_orig);
+	pr->relay_lo = r->relay;
+	if (r->relay)
+		save_orig(s->f, r->relay, rt_arch_patch_len(), pr->relay_orig);
 }
 
 const char *rt_inline_why_str(enum rt_inline_why why)
@@ -355,6 +552,363 @@ const char *rt_inline_why_str(enum rt_inline_why why)
 	return why < RT_INLINE_WHY_MAX && text[why] ? text[why] : "?";
 }
 
+/* ---- relays: a short jump into dead bytes nearby ------------------------ */
+
+/* How far past a function's end its padding is looked for. */
+#define DEAD_AFTER_MAX 64
+
+/* How far from a function its neighbours' fill is looked for: as far as
+ * a short jump from inside it reaches. */
+#define NEAR ((rt_raddr)2 * DEAD_AFTER_MAX)
+
+/* Bytes of padding past the function's end, up to the next function. */
+static size_t pad_len_after_end(const struct rt_patch_func *f)
+{
+	uint8_t buf[DEAD_AFTER_MAX];
+	rt_insn_vec pads = { 0 };
+	size_t lo = 0, hi = sizeof(buf), n = 0;
+
+	if (!f->read_after)
+		return 0;
+	/* what can be read ends where the next function begins */
+	while (lo < hi) {
+		size_t m = (lo + hi + 1) / 2;
+
+		if (f->read_after(f->ctx, f->hi, buf, m))
+			hi = m - 1;
+		else
+			lo = m;
+	}
+	if (!lo || f->read_after(f->ctx, f->hi, buf, lo))
+		return 0;
+	rt_arch_decode(buf, lo, f->hi, &pads);
+	for (size_t i = 0; i < pads.n && pads.v[i].pad; i++)
+		n += pads.v[i].len;
+	vec_free(&pads);
+	return n;
+}
+
+/* Adds [lo, lo + len) to the dead bytes, joined to the last run when it
+ * follows it. */
+static void push_dead(struct scan *s, rt_raddr lo, size_t len)
+{
+	if (s->dead.n && vec_last(&s->dead)->hi == lo)
+		vec_last(&s->dead)->hi += len;
+	else
+		vec_push(&s->dead, ((struct rt_patch_span){ lo, lo + len }));
+}
+
+/* Dead bytes in [lo, hi) outside the function, which no function
+ * claims: runs of int3, the linker's fill between functions.  The first
+ * bytes of a run stay with the function before it, whose return (or
+ * whole body) a jump covers with up to rt_arch_patch_len() - 1 of them;
+ * the first may also be the return address of a call that never
+ * returns, ending that function. */
+static void neighbour_padding(struct scan *s, rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_patch_func *f = s->f;
+	rt_insn_vec pads = { 0 };
+	uint8_t buf[NEAR];
+	rt_raddr at = lo;
+
+	while (at < hi) {
+		rt_raddr run = at;
+
+		while (at < hi && !f->read_after(f->ctx, at, buf, 1))
+			at++;
+		if (at - run > 1 && !f->read_after(f->ctx, run, buf, at - run)) {
+			pads.n = 0;
+			rt_arch_decode(buf, at - run, run, &pads);
+			vec_for_each(&pads, in)
+				if (in->cls == RT_INSN_TRAP &&
+				    in->addr >= run + rt_arch_patch_len() - 1)
+					push_dead(s, in->addr, in->len);
+		}
+		at++;
+	}
+	vec_free(&pads);
+}
+
+/* Dead bytes: the padding after an instruction that never goes on (a
+ * return, a jump, ud2), up to the next instruction, and past the
+ * function's end.  Nothing falls into them; whether a branch, a return
+ * or a landing pad lands there is checked against the marks where a
+ * relay is put.  With unknown jump tables only int3 fill counts. */
+static void collect_dead(struct scan *s)
+{
+	const struct rt_patch_func *f = s->f;
+	rt_raddr lo;
+	size_t i = 0;
+
+	while (i < f->n) {
+		const struct rt_insn *in = &f->insns[i++];
+		rt_raddr at;
+
+		if (!in->ends || in->pad)
+			continue;
+		lo = at = in->addr + in->len;
+		for (; i < f->n && f->insns[i].pad && f->insns[i].addr == at &&
+		       (!s->tables || f->insns[i].cls == RT_INSN_TRAP);
+		     i++)
+			at += f->insns[i].len;
+		if (i == f->n && at == f->hi)
+			at += pad_len_after_end(f);
+		if (at > lo)
+			vec_push(&s->dead, ((struct rt_patch_span){ lo, at }));
+	}
+	if (!f->claims || !f->read_after)
+		return;
+	lo = f->lo > NEAR ? f->lo - NEAR : 0;
+	neighbour_padding(s, lo, f->lo);
+	lo = s->dead.n && vec_last(&s->dead)->hi > f->hi ? vec_last(&s->dead)->hi
+							 : f->hi;
+	neighbour_padding(s, lo, f->hi + NEAR);
+}
+
+/* Whether [lo, hi) holds no site and no place something lands, and
+ * overlaps nothing given out. */
+static bool span_free(const struct scan *s, const struct rt_probe *probes,
+		      size_t n, size_t self, rt_raddr lo, rt_raddr hi)
+{
+	for (size_t j = 0; j < n; j++)
+		if (j != self && probes[j].addr >= lo && probes[j].addr < hi)
+			return false;
+	vec_for_each(&s->taken, t)
+		if (t->lo < hi && lo < t->hi)
+			return false;
+	return !outside_taken(s, lo, hi);
+}
+
+/* A place in the dead bytes for a relay that a short jump at @at reaches,
+ * in *relay.  Nothing may land anywhere in it, its first byte included:
+ * it is not the program's code. */
+static bool find_relay(const struct scan *s, const struct rt_probe *probes,
+		       size_t n, rt_raddr at, rt_raddr *relay)
+{
+	size_t len = rt_arch_patch_len();
+	uint8_t hop[RT_PATCH_MAX];
+
+	vec_for_each(&s->dead, d) {
+		for (rt_raddr p = d->lo; p + len <= d->hi; p++) {
+			if (!rt_arch_patch_hop(at, p, NULL, hop) ||
+			    !clear_inside(s, p - 1, p + len) ||
+			    !span_free(s, probes, n, n, p, p + len))
+				continue;
+			*relay = p;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A return with what a short jump needs: itself, the padding after it,
+ * or the straight-line instructions before it (pop rcx; ret right after
+ * a call's return address). */
+static enum rt_inline_why short_ret_region(const struct scan *s, size_t k,
+					   struct region *r)
+{
+	size_t hop = rt_arch_hop_len();
+	enum rt_inline_why why;
+
+	if (s->f->insns[k].len >= hop)
+		return moved_region(s, k, k, hop, r);
+	why = pad_region(s, k, hop, r);
+	if (why != RT_INLINE_OK && k > 0)
+		why = epilogue_region(s, k, hop, r);
+	return why;
+}
+
+/* A site too short for a jump, or whose jump would cover another: a
+ * short jump to a relay, or a conditional tail jump's own short branch
+ * re-aimed at one, so that only when it is taken does it reach the
+ * trampoline. */
+static enum rt_inline_why hop_region(const struct scan *s,
+				     const struct rt_probe *pr,
+				     struct region *r)
+{
+	size_t k, hop = rt_arch_hop_len();
+	enum rt_inline_why why = site_allowed(s, pr, &k);
+	const struct rt_insn *site = &s->f->insns[MIN(k, s->f->n - 1)];
+
+	if (why != RT_INLINE_OK)
+		return why;
+	if (site->cls == RT_INSN_JCC) {
+		if (site->len != hop || (pr->kinds & RT_PROBE_ENTRY))
+			return RT_INLINE_KIND;
+		*r = (struct region){ .first = k, .last = k, .lo = site->addr,
+				      .len = hop, .code = hop,
+				      .how = RT_PATCH_RETARGET };
+		return clear_inside(s, site->addr, site->addr + hop)
+			       ? RT_INLINE_OK
+			       : RT_INLINE_TARGET;
+	}
+	/* an entry whose jump would cover the next site (test; je out) */
+	if (k == 0 && site->cls == RT_INSN_PLAIN)
+		why = entry_region(s, hop, r);
+	else if (site->cls == RT_INSN_JMP && k > 0)
+		why = moved_region(s, k, k, hop, r);
+	else if (site->cls == RT_INSN_RET)
+		why = short_ret_region(s, k, r);
+	else
+		return RT_INLINE_KIND;
+	r->how = RT_PATCH_HOP;
+	return why;
+}
+
+/* Which sites get relays first: conditional tail jumps (in loops, the
+ * hottest), then exits, then entries. */
+static unsigned hop_rank(const struct region *r)
+{
+	if (r->how == RT_PATCH_RETARGET)
+		return 0;
+	return r->first > 0 ? 1 : 2;
+}
+
+/* Offers the bytes of @host's region past its jump, which never run and
+ * where nothing lands, for relays: the jump is then written alone. */
+static void offer_tail(struct scan *s, struct rt_probe *host)
+{
+	rt_raddr lo = host->patch_lo, jump = lo + rt_arch_patch_len();
+
+	vec_for_each(&s->taken, t)
+		if (t->lo == lo)
+			t->hi = jump;
+	vec_push(&s->dead,
+		 ((struct rt_patch_span){ jump, lo + host->patch_len }));
+	host->patch_hosts = true;
+}
+
+/* The patched entry of the function, grown over more of its first
+ * instructions (they move to its trampoline too) until the bytes past
+ * its jump can hold a relay: E9Patch's eviction, within the rules every
+ * entry region follows.  It stays below @limit, where the region that
+ * wants the relay begins. */
+static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n,
+		       rt_raddr limit)
+{
+	size_t room = 2 * rt_arch_patch_len();
+	struct rt_probe *host = NULL;
+	struct region g;
+
+	for (size_t i = 0; i < n && !host; i++)
+		if (probes[i].addr == s->f->lo && probes[i].patch_len &&
+		    probes[i].patch_how == RT_PATCH_JUMP &&
+		    !probes[i].patch_join && !probes[i].patch_hosts)
+			host = &probes[i];
+	if (!host || entry_region(s, room, &g) != RT_INLINE_OK ||
+	    g.lo + g.len > limit ||
+	    !span_free(s, probes, n, (size_t)(host - probes),
+		       host->patch_lo + host->patch_len, g.lo + g.len))
+		return false;
+	set_patched(s, host, &g);
+	offer_tail(s, host);
+	return true;
+}
+
+/* Room for relays when the dead bytes have none left: the tails of the
+ * function's long regions, else its entry's, grown up to @limit. */
+static bool make_room(struct scan *s, struct rt_probe *probes, size_t n,
+		      rt_raddr limit)
+{
+	bool offered = false;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *q = &probes[i];
+
+		if (q->patch_len >= 2 * rt_arch_patch_len() &&
+		    q->patch_how == RT_PATCH_JUMP && !q->patch_join &&
+		    !q->patch_hosts) {
+			offer_tail(s, q);
+			offered = true;
+		}
+	}
+	return offered || grow_entry(s, probes, n, limit);
+}
+
+/* Whether the relay of @pr lies in another site's region: it then lives
+ * only as long as that site's jump. */
+static void mark_hosted(struct rt_probe *pr, const struct rt_probe *probes,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (probes[i].patch_hosts && pr->relay_lo >= probes[i].patch_lo &&
+		    pr->relay_lo < probes[i].patch_lo + probes[i].patch_len)
+			pr->relay_hosted = true;
+}
+
+/* The second pass, for the sites the first left with a breakpoint: a hop
+ * through a relay in dead bytes. */
+static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
+{
+	collect_dead(s);
+	for (size_t k = 0; k < 3 * n; k++) {
+		struct rt_probe *pr = &probes[k % n];
+		struct region r;
+
+		if (rt_probe_inline(pr) ||
+		    hop_region(s, pr, &r) != RT_INLINE_OK ||
+		    hop_rank(&r) != k / n)
+			continue;
+		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len))
+			continue;
+		if (!find_relay(s, probes, n, r.lo, &r.relay) &&
+		    !(make_room(s, probes, n, r.lo) &&
+		      find_relay(s, probes, n, r.lo, &r.relay)))
+			continue;
+		set_patched(s, pr, &r);
+		mark_hosted(pr, probes, n);
+		pr->inline_why = RT_INLINE_OK;
+		vec_push(&s->taken, ((struct rt_patch_span){ r.lo, r.lo + r.len }));
+		vec_push(&s->taken,
+			 ((struct rt_patch_span){ r.relay,
+						  r.relay + rt_arch_patch_len() }));
+		take_outside(s, r.lo, r.lo + r.len);
+		take_outside(s, r.relay, r.relay + rt_arch_patch_len());
+	}
+}
+
+static void reset_probe(struct rt_probe *pr)
+{
+	pr->patch_len = 0;
+	pr->patch_how = RT_PATCH_JUMP;
+	pr->patch_join = 0;
+	pr->joined = false;
+	pr->relay_lo = 0;
+	pr->patch_hosts = false;
+	pr->relay_hosted = false;
+}
+
+/* The first pass: a jump over the site, and what it displaces. */
+static void plan_jumps(struct scan *s, struct rt_probe *probes,
+		       struct region *regs, size_t n)
+{
+	rt_raddr join_at = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *pr = &probes[i];
+
+		reset_probe(pr);
+		if (join_at && pr->addr == join_at) {
+			/* the region of the function's entry records it */
+			pr->joined = true;
+			pr->inline_why = RT_INLINE_OK;
+			continue;
+		}
+		pr->inline_why = s->f->kinds ? site_region(s, pr, &regs[i])
+					     : RT_INLINE_OFF;
+		if (pr->inline_why == RT_INLINE_OK)
+			pr->inline_why = check_overlap(s, probes, regs, n, i);
+		if (pr->inline_why != RT_INLINE_OK)
+			continue;
+		set_patched(s, pr, &regs[i]);
+		take_outside(s, regs[i].lo, regs[i].lo + regs[i].len);
+		if (regs[i].join)
+			join_at = s->f->insns[regs[i].join].addr;
+		vec_push(&s->taken, ((struct rt_patch_span){ regs[i].lo,
+						    regs[i].lo + regs[i].len }));
+	}
+}
+
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n)
 {
@@ -362,23 +916,13 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 	struct region *regs = xcalloc(n + 1, sizeof(*regs));
 
 	collect_marks(&s);
-	for (size_t i = 0; i < n; i++) {
-		struct rt_probe *pr = &probes[i];
-
-		pr->patch_len = 0;
-		pr->inline_why = f->kinds ? site_region(&s, pr, &regs[i])
-					  : RT_INLINE_OFF;
-		if (pr->inline_why == RT_INLINE_OK)
-			pr->inline_why = check_overlap(probes, regs, n, i);
-		if (pr->inline_why != RT_INLINE_OK)
-			continue;
-		pr->patch_lo = regs[i].lo;
-		pr->patch_len = (uint8_t)regs[i].len;
-		pr->patch_code = (uint8_t)regs[i].code;
-		save_orig(f, &regs[i], pr->patch_orig);
-	}
+	plan_jumps(&s, probes, regs, n);
+	if (f->kinds)
+		plan_hops(&s, probes, n);
 	free(regs);
 	vec_free(&s.marks);
+	vec_free(&s.dead);
+	vec_free(&s.taken);
 }
 
 /* ---- the trampoline ------------------------------------------------------ */
@@ -411,6 +955,28 @@ static void tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
 			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target };
 }
 
+/* A tiny function's: the entry recorded, the body run, the exit recorded
+ * (with the stack and return value as at its return), the return. */
+static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
+		      size_t site, struct rt_tramp_spec *out)
+{
+	size_t ret = site;
+
+	while (ret < insns->n &&
+	       insns->v[ret].addr < pr->patch_lo + pr->patch_join)
+		ret++;
+	if (ret == insns->n || out->nrec != 1 ||
+	    insns->v[ret].addr != pr->patch_lo + pr->patch_join)
+		return -EILSEQ;
+	out->rec[out->nrec++] = (struct rt_tramp_rec){
+		RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
+	out->mid = insns->v + site;
+	out->nmid = ret - site;
+	out->post = insns->v + ret;
+	out->npost = insns->n - ret;
+	return 0;
+}
+
 int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 		   struct rt_tramp_spec *out)
 {
@@ -425,11 +991,18 @@ int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 	if (site == insns->n || insns->v[site].addr != pr->addr)
 		return -EILSEQ;
 	memset(out, 0, sizeof(*out));
+	tramp_recs(pr, &insns->v[site], out);
+	if (pr->patch_how == RT_PATCH_RETARGET) {
+		/* reached only when the branch is taken: record, then go */
+		out->back = insns->v[site].target;
+		return 0;
+	}
 	out->pre = insns->v;
 	out->npre = site;
 	out->post = insns->v + site;
 	out->npost = insns->n - site;
-	tramp_recs(pr, &insns->v[site], out);
+	if (pr->patch_join)
+		return tramp_join(pr, insns, site, out);
 	if (insns->v[site].cls == RT_INSN_JCC && !(pr->kinds & RT_PROBE_ENTRY)) {
 		out->cond = &insns->v[site];
 		out->npost = 0;

@@ -47,6 +47,8 @@ struct rt_plan {
 	VEC(struct rt_plan_inlined) inlined;
 	VEC(uint32_t) inl_ids;         /* ids of the inlined calls of each
 					* RT_PROBE_INLINED probe, in runs */
+	rt_patch_claims claims;        /* while planning: padding between
+					* functions that sites took */
 };
 
 /* Whether a decoded instruction is a site of function [lo, hi). */
@@ -177,7 +179,7 @@ static void plan_inline(struct rt_plan *p, const struct rt_plan_func *pf,
 		.kinds = p->inline_kinds,
 		.read_after = read_after, .ctx = p,
 		.marks = p->targets.v, .nmarks = p->targets.n,
-		.tables_known = known,
+		.tables_known = known, .claims = &p->claims,
 	};
 	bool stop = p->inline_kinds && p->must_stop &&
 		    p->must_stop(p->must_stop_ctx, pf->fn);
@@ -531,6 +533,7 @@ static void merge_instances(struct rt_plan *p)
 				base->inl_at = p->inl_ids.n;
 				base->ninl = 0;
 				base->patch_len = 0;
+				base->joined = false;
 				base->inline_why = RT_INLINE_INLINED;
 			}
 			vec_push(&p->inl_ids, pr->func);
@@ -567,6 +570,59 @@ static void guard_patches(struct rt_plan *p)
 				q->inline_why = RT_INLINE_INLINED;
 			}
 		}
+	}
+}
+
+/* The probe whose region joins probe @i (a tiny function's return), or
+ * NULL.  Probes sorted: it lies a few bytes before. */
+static const struct rt_probe *joined_owner(const struct rt_plan *p, size_t i)
+{
+	rt_raddr at = p->probes.v[i].addr;
+
+	for (size_t k = i; k-- > 0 && p->probes.v[k].addr + RT_PATCH_MAX > at;) {
+		const struct rt_probe *q = &p->probes.v[k];
+
+		if (q->patch_join && q->patch_lo + q->patch_join == at)
+			return q;
+	}
+	return NULL;
+}
+
+/* Whether a patched region other than @pr's holds its relay. */
+static bool relay_host_patched(const struct rt_plan *p,
+			       const struct rt_probe *pr)
+{
+	vec_for_each(&p->probes, q)
+		if (q != pr && q->patch_len && q->patch_hosts &&
+		    pr->relay_lo >= q->patch_lo &&
+		    pr->relay_lo < q->patch_lo + q->patch_len)
+			return true;
+	return false;
+}
+
+/* A joined probe whose covering region lost its jump is a breakpoint
+ * again, for the same reason; so is a probe whose relay was in the bytes
+ * of a region that did. */
+static void settle_joined(struct rt_plan *p)
+{
+	vec_for_each(&p->probes, pr) {
+		if (pr->patch_len && pr->relay_hosted &&
+		    !relay_host_patched(p, pr)) {
+			pr->patch_len = 0;
+			pr->inline_why = RT_INLINE_OVERLAP;
+		}
+	}
+	for (size_t i = 0; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+		const struct rt_probe *owner;
+
+		if (!pr->joined)
+			continue;
+		owner = joined_owner(p, i);
+		if (owner && owner->patch_len)
+			continue;
+		pr->joined = false;
+		pr->inline_why = owner ? owner->inline_why : RT_INLINE_OVERLAP;
 	}
 }
 
@@ -701,11 +757,13 @@ int rt_plan_new(const struct rt_symbols *syms,
 	add_helpers(p, syms, req, &insns, req->first_id + p->funcs.n, taken);
 	add_watched(p, syms, req, &insns, taken);
 	plan_inlined(p, syms, &insns);
+	vec_free(&p->claims);
 	free(taken);
 	vec_free(&insns);
 	sort_probes(p);
 	merge_instances(p);
 	guard_patches(p);
+	settle_joined(p);
 	build_hash(p);
 	p->syms = NULL;
 	pr_dbg("%zu functions, %zu probes", p->funcs.n, p->probes.n);
@@ -826,7 +884,9 @@ static void place_tramps(struct rt_plan *p)
 			pr->inline_why = RT_INLINE_INSN;
 		} else if (rt_arch_tramp_build(&t, at, p->recorder,
 					       p->code.v + p->code.n, &len) ||
-			   !rt_arch_patch_jump(pr->patch_lo, at, jump)) {
+			   !rt_arch_patch_jump(pr->relay_lo ? pr->relay_lo
+							    : pr->patch_lo,
+					       at, jump)) {
 			pr->inline_why = RT_INLINE_REACH;
 		} else {
 			pr->tramp = at;
@@ -836,6 +896,7 @@ static void place_tramps(struct rt_plan *p)
 		pr->patch_len = 0;
 	}
 	vec_free(&insns);
+	settle_joined(p);
 	place_recorder(p);
 }
 
@@ -897,6 +958,21 @@ void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n)
 			}
 		}
 	}
+	settle_joined(p);
+}
+
+rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip)
+{
+	for (size_t i = 0; ip && i < p->probes.n; i++) {
+		const struct rt_probe *pr = &p->probes.v[i];
+
+		if (!pr->patch_len || pr->relay_lo != ip)
+			continue;
+		/* a re-aimed branch that got there was taken */
+		return pr->patch_how == RT_PATCH_RETARGET ? p->insns.v[i].target
+							  : pr->patch_lo;
+	}
+	return 0;
 }
 
 rt_raddr rt_plan_recorder(const struct rt_plan *p)

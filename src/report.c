@@ -241,6 +241,34 @@ static void count_sites(struct rt_report *rep, const struct rt_log_func *fn)
 			fn->name, fn->sites, fn->inline_sites };
 }
 
+static int cmp_stopped(const void *a, const void *b)
+{
+	uint64_t x = ((const struct rt_report_stopped *)a)->stops;
+	uint64_t y = ((const struct rt_report_stopped *)b)->stops;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* With the inline engine: the functions whose breakpoints stopped the
+ * program, most stops first. */
+static void collect_stopped(struct rt_report *rep, struct rt_evlog_reader *r)
+{
+	size_t n = rt_evlog_nfuncs(r);
+
+	rep->stopped = xcalloc(n + 1, sizeof(*rep->stopped));
+	for (size_t i = 0; rep->inline_sites && i < n; i++) {
+		const struct rt_log_func *fn = rt_evlog_func(r, i);
+
+		if (fn && fn->id < rep->sum.nfunc_stops &&
+		    rep->sum.func_stops[fn->id])
+			rep->stopped[rep->nstopped++] =
+				(struct rt_report_stopped){
+					fn->name, rep->sum.func_stops[fn->id] };
+	}
+	qsort(rep->stopped, rep->nstopped, sizeof(*rep->stopped),
+	      cmp_stopped);
+}
+
 /* The selected functions that could not be probed, and those probed that
  * were never called. */
 static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
@@ -299,6 +327,7 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 							   RT_REPORT_TIMES;
 	build_rows(rep, r, prof, o);
 	collect_unused(rep, r, prof);
+	collect_stopped(rep, r);
 	rt_profile_free(prof);
 	*out = rep;
 	return 0;
@@ -311,6 +340,7 @@ void rt_report_free(struct rt_report *rep)
 	free(rep->rows);
 	free(rep->refused);
 	free(rep->trapped);
+	free(rep->stopped);
 	free(rep->uncalled);
 	free(rep->tests);
 	rt_analysis_summary_release(&rep->sum);

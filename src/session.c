@@ -336,7 +336,7 @@ static void list_breakpoints(const struct rt_plan *plan,
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (pr->func == pf->id && !pr->patch_len &&
+		if (pr->func == pf->id && !rt_probe_inline(pr) &&
 		    pr->kinds != RT_PROBE_INLINED)
 			printf("      breakpoint at %s %#llx: %s\n",
 			       site_name(pr), (unsigned long long)pr->addr,
@@ -397,7 +397,7 @@ static void list_func(const struct rt_plan *plan,
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
 		sites += pr->func == pf->id && pr->kinds != RT_PROBE_INLINED;
-		patched += pr->func == pf->id && pr->patch_len;
+		patched += pr->func == pf->id && rt_probe_inline(pr);
 	}
 	if (inl)
 		snprintf(col, sizeof(col), " %3u/%-3u", patched, sites);
@@ -554,6 +554,9 @@ struct run_result {
 	struct rt_tracer_stats st;
 	uint64_t syscalls;  /* made while tracing */
 	uint64_t ns;        /* time spent tracing */
+	struct rt_tracer_stopped *stopped;  /* functions whose breakpoints
+					     * stopped it, most first */
+	size_t nstopped;
 };
 
 /* Whether to leave the program now: --duration is over, or rtrace was
@@ -611,6 +614,7 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 	res->failed = r == RT_STEP_FAILED;
 	res->ended = rt_tracer_exit_status(tr, &res->status);
 	rt_tracer_stats(tr, &res->st);
+	res->stopped = rt_tracer_stopped(tr, &res->nstopped);
 }
 
 static int launch_and_trace(struct target *t, const struct rt_opts *o,
@@ -779,6 +783,26 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 		100.0 * st->inline_events / (all ? all : 1));
 }
 
+#define STOPPED_SHOWN 8
+
+/* With the inline engine: where the stops that are left come from. */
+static void print_stopped(const struct run_result *res)
+{
+	char c[32];
+
+	if (!res->st.inline_sites || !res->nstopped)
+		return;
+	fputs("rtrace: stats: stops at breakpoints in ", stderr);
+	for (size_t i = 0; i < res->nstopped && i < STOPPED_SHOWN; i++)
+		fprintf(stderr, "%s%s (%s)", i ? ", " : "",
+			res->stopped[i].name,
+			rt_fmt_count(c, sizeof(c), res->stopped[i].stops));
+	if (res->nstopped > STOPPED_SHOWN)
+		fprintf(stderr, " and %zu more functions",
+			res->nstopped - STOPPED_SHOWN);
+	fputs(" (rtrace -l says why)\n", stderr);
+}
+
 /* --stats: what the tracing cost, per probe hit. */
 static void print_stats(const struct run_result *res, uint64_t events)
 {
@@ -801,6 +825,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 			rt_fmt_duration(d, sizeof(d), res->ns),
 			res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
 	print_inline_stats(&res->st);
+	print_stopped(res);
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
@@ -859,6 +884,7 @@ int rt_session_record(const struct rt_opts *o)
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)
 		report_log(o, o->log_path, NULL);
 out:
+	rt_tracer_stopped_free(res.stopped, res.nstopped);
 	target_release(&t);
 	return code;
 }

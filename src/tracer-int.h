@@ -27,6 +27,8 @@ struct rt_tracer {
 	uint32_t next_func_id;
 	struct rt_stacks *stacks;      /* distinct stacks captured */
 	struct rt_tracer_stats st;
+	VEC(struct rt_tracer_stopped) stopped;  /* by function id: the
+						 * stops at its breakpoints */
 	/* probe actions (cfg.on_hit) */
 	uint8_t *no_action;       /* by function id: on_hit said never */
 	uint32_t nno_action;

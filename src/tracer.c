@@ -273,6 +273,28 @@ static struct decision on_calib_stop(struct rt_tracer *tr,
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
+/* One more stop at a breakpoint of the function of @pr, for --stats: the
+ * function's name is kept from its first, as its image may go. */
+static void count_stop(struct rt_tracer *tr, const struct rt_plan *plan,
+		       const struct rt_probe *pr)
+{
+	const struct rt_plan_func *pf;
+
+	if (pr->func >= tr->stopped.n) {
+		size_t n = tr->stopped.n;
+
+		vec_reserve(&tr->stopped, (size_t)pr->func + 1);
+		memset(tr->stopped.v + n, 0,
+		       (pr->func + 1 - n) * sizeof(*tr->stopped.v));
+		tr->stopped.n = pr->func + 1;
+	}
+	if (!tr->stopped.v[pr->func].stops++) {
+		pf = rt_plan_func_by_id(plan, pr->func);
+		tr->stopped.v[pr->func].name =
+			xstrdup(pf ? pf->fn->name : "(inlined calls)");
+	}
+}
+
 /* ---- coverage: each probe taken out at its first hit ------------------ */
 
 /*
@@ -763,7 +785,10 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		name_thread(tr, th, &at_site);
 	}
 	ts = now_ns();
-	tr->st.hits += pr->role != RT_ROLE_MODULES;  /* rtrace's own hook */
+	if (likely(pr->role != RT_ROLE_MODULES)) {  /* rtrace's own hook */
+		tr->st.hits++;
+		count_stop(tr, plan, pr);
+	}
 	rt_fault("hit");
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
@@ -1374,10 +1399,41 @@ struct rt_tracer *rt_tracer_new(const struct rt_tracer_config *cfg, pid_t pid)
 	return tr;
 }
 
+static int cmp_stops(const void *a, const void *b)
+{
+	uint64_t x = ((const struct rt_tracer_stopped *)a)->stops;
+	uint64_t y = ((const struct rt_tracer_stopped *)b)->stops;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+struct rt_tracer_stopped *rt_tracer_stopped(const struct rt_tracer *tr,
+					    size_t *n)
+{
+	struct rt_tracer_stopped *out =
+		xcalloc(tr->stopped.n + 1, sizeof(*out));
+
+	*n = 0;
+	vec_for_each(&tr->stopped, s)
+		if (s->stops)
+			out[(*n)++] = (struct rt_tracer_stopped){
+				xstrdup(s->name), s->stops };
+	qsort(out, *n, sizeof(*out), cmp_stops);
+	return out;
+}
+
+void rt_tracer_stopped_free(struct rt_tracer_stopped *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++)
+		free(s[i].name);
+	free(s);
+}
+
 void rt_tracer_free(struct rt_tracer *tr)
 {
 	if (!tr)
 		return;
+	rt_tracer_stopped_free(tr->stopped.v, tr->stopped.n);
 	rt_tasks_free(tr->tasks);
 	rt_stacks_free(tr->stacks);
 	rt_inlined_free(tr->cfg.first_inlined);

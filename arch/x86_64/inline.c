@@ -49,6 +49,27 @@ bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out)
 	return true;
 }
 
+size_t rt_arch_hop_len(void)
+{
+	return X64_JMP_REL8_LEN;
+}
+
+/* jmp rel8 (eb) or jcc rel8 (70..7f): the opcode stays, the rel8 moves */
+bool rt_arch_patch_hop(rt_raddr at, rt_raddr to, const uint8_t *branch,
+		       uint8_t *out)
+{
+	int64_t rel = (int64_t)(to - (at + X64_JMP_REL8_LEN));
+	uint8_t op = branch ? branch[0] : X64_OP_JMP_REL8;
+
+	if (op != X64_OP_JMP_REL8 && (op & 0xf0) != X64_OP_JCC_REL8)
+		return false;
+	if (rel < INT8_MIN || rel > INT8_MAX)
+		return false;
+	out[0] = op;
+	out[1] = (uint8_t)(int8_t)rel;
+	return true;
+}
+
 const struct rt_recorder *rt_arch_recorder(void)
 {
 	static struct rt_recorder rec;
@@ -210,6 +231,7 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 
 	if (t->nrec > ARRAY_SIZE(t->rec) ||
 	    moved_max(t->pre, t->npre) + moved_max(t->post, t->npost) +
+			    moved_max(t->mid, t->nmid) +
 			    t->nrec * REC_MAX + X64_JMP_ABS_LEN >
 		    RT_ARCH_TRAMP_MAX)
 		return RT_REFUSE_OUT_OF_RANGE;
@@ -219,8 +241,12 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 	if (why == RT_REFUSE_NONE && t->cond)
 		x64_emit_jcc(&c, t->cond->arch_cond ^ 1,
 			     t->cond->addr + t->cond->len);
-	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++)
-		why = emit_rec(&c, &t->rec[i], recorder);
+	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++) {
+		if (i == 1)
+			why = emit_moved(&c, t->mid, t->nmid);
+		if (why == RT_REFUSE_NONE)
+			why = emit_rec(&c, &t->rec[i], recorder);
+	}
 	if (why == RT_REFUSE_NONE && t->cond)
 		x64_emit_jmp(&c, t->cond->target);
 	if (why == RT_REFUSE_NONE)

@@ -17,6 +17,8 @@
 #define X64_OP_INT3 0xcc
 #define X64_OP_RET 0xc3
 #define X64_OP_JMP_REL32 0xe9
+#define X64_OP_JMP_REL8 0xeb
+#define X64_OP_JCC_REL8 0x70    /* 70+cc rel8 */
 #define X64_OP_GRP5 0xff        /* FF /2 call r/m64, FF /4 jmp r/m64 */
 #define X64_GRP5_CALL 2
 #define X64_GRP5_JMP 4
@@ -44,6 +46,7 @@
 /* ---- slot pieces -------------------------------------------------------- */
 
 #define X64_JMP_REL32_LEN 5     /* e9 rel32 */
+#define X64_JMP_REL8_LEN 2      /* eb rel8, 70+cc rel8 */
 #define X64_JMP_ABS_LEN 14      /* ff 25 00000000 (jmp *0(%rip)) + abs64 */
 
 /*

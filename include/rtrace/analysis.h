@@ -104,13 +104,19 @@ struct rt_analysis_summary {
 	uint64_t stop_cost_ns;       /* compensation per stop among close
 				      * stops (more for isolated ones) */
 	uint64_t stops;              /* stops seen in the events */
+	uint64_t stop_events;        /* probe events recorded at a stop (a
+				      * breakpoint), not by the program */
+	uint64_t *func_stops;        /* [nfunc_stops], by function id: its
+				      * probe events recorded at a stop */
+	size_t nfunc_stops;
 	uint64_t inline_cost_ns;     /* compensation per event recorded in
 				      * the process (inline engine) */
 	struct rt_thread_info *thread_info;  /* [threads]; free with
 					      * rt_analysis_summary_release() */
 };
 
-/* Frees what a summary owns; accepts a zeroed one. */
+/* Frees what a summary owns (thread_info, func_stops); accepts a zeroed
+ * one. */
 void rt_analysis_summary_release(struct rt_analysis_summary *sum);
 
 /* Reads every event of @r from the start and feeds the calls to @sinks

@@ -220,6 +220,18 @@ size_t rt_arch_patch_len(void);
  * (rt_arch_patch_len() bytes); false when it cannot reach. */
 bool rt_arch_patch_jump(rt_raddr at, rt_raddr to, uint8_t *out);
 
+/* Bytes of the short jump that hops from a patched region to its relay
+ * (a jump to the trampoline, written in dead bytes nearby). */
+size_t rt_arch_hop_len(void);
+
+/* Writes at @at a short jump to @to into @out (rt_arch_hop_len() bytes);
+ * with @branch (the rt_arch_hop_len() original bytes at @at, a short
+ * direct branch), that branch aimed at @to instead, its condition kept.
+ * false when @to is out of a short jump's reach or @branch is not such a
+ * branch. */
+bool rt_arch_patch_hop(rt_raddr at, rt_raddr to, const uint8_t *branch,
+		       uint8_t *out);
+
 /* The ways a trampoline calls the recorder: what the event's value is. */
 enum rt_rec_call {
 	RT_REC_ENTRY,     /* 0 */
@@ -277,13 +289,17 @@ struct rt_tramp_rec {
 };
 
 /* A trampoline: @pre runs first (an epilogue the jump displaced), then the
- * recorder calls, then @post (the displaced code at an entry, or the
- * return or jump of an exit); then it jumps to @back unless @post left. */
+ * recorder calls, with @mid between the first and the second (the body
+ * of a tiny function, between its entry and its exit), then @post (the
+ * displaced code at an entry, or the return or jump of an exit); then it
+ * jumps to @back unless @post left. */
 struct rt_tramp_spec {
 	const struct rt_insn *pre;
 	size_t npre;
 	struct rt_tramp_rec rec[2];
 	size_t nrec;
+	const struct rt_insn *mid;
+	size_t nmid;
 	const struct rt_insn *post;
 	size_t npost;
 	const struct rt_insn *cond;  /* a conditional tail jump: the calls are

@@ -16,6 +16,18 @@
 #include "rtrace/arch.h"
 #include "rtrace/probes.h"
 
+/* Bytes [lo, hi). */
+struct rt_patch_span {
+	rt_raddr lo, hi;
+};
+
+/* The bytes between functions (padding) that the patched regions and
+ * relays of one image's functions took, sorted and disjoint: shared by
+ * the rt_patch_plan() calls of an image so that no two functions' sites
+ * use the same.  Owned by the caller: zeroed before the first call,
+ * vec_free() after the last. */
+typedef VEC(struct rt_patch_span) rt_patch_claims;
+
 /* One function as the planner sees it. */
 struct rt_patch_func {
 	const struct rt_insn *insns;   /* the whole function, decoded */
@@ -34,11 +46,16 @@ struct rt_patch_func {
 	size_t nmarks;
 	bool tables_known;             /* every jump through a register is a
 					* table whose targets are in @marks */
+	rt_patch_claims *claims;       /* may be NULL: then no relay goes
+					* into another function's padding */
 };
 
 /* Decides, for the @n probes of function @f (in address order), which
- * are patched: sets patch_lo, patch_len, patch_code, patch_orig and
- * inline_why of each. */
+ * are patched: sets patch_lo, patch_len, patch_code, patch_orig,
+ * patch_how, patch_join, joined, relay_lo, relay_orig and inline_why of
+ * each.  A patched region may hold a tiny function's return (patch_join),
+ * whose probe is then joined; a short region hops to a relay in dead
+ * bytes of @f, none of which two probes share. */
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n);
 

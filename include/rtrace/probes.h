@@ -81,6 +81,18 @@ const char *rt_inline_why_str(enum rt_inline_why why);
 /* The most bytes a patched region takes. */
 #define RT_PATCH_MAX 24
 
+/* The most bytes a relay takes (a jump to a trampoline). */
+#define RT_RELAY_MAX 8
+
+/* How a patched region leads to its trampoline. */
+enum rt_patch_how {
+	RT_PATCH_JUMP,       /* a jump to the trampoline */
+	RT_PATCH_HOP,        /* a short jump to the relay, which jumps to
+			      * the trampoline */
+	RT_PATCH_RETARGET,   /* the site's own short branch, aimed at the
+			      * relay instead: only its taken path leaves */
+};
+
 struct rt_probe {
 	rt_raddr addr;            /* run-time address of the site */
 	uint32_t func;            /* function id in the log */
@@ -96,12 +108,37 @@ struct rt_probe {
 	uint8_t patch_code;       /* bytes of it that are instructions to
 				   * move (the rest is padding) */
 	uint8_t inline_why;       /* enum rt_inline_why */
+	uint8_t patch_how;        /* enum rt_patch_how */
+	uint8_t patch_join;       /* offset in the region of the return of
+				   * a tiny function whose exit this
+				   * trampoline records too; 0: none */
+	bool joined;              /* the event is recorded by the trampoline
+				   * of the site whose region covers this
+				   * one (patch_len 0): nothing to write */
 	uint8_t patch_orig[RT_PATCH_MAX];
+	/* with HOP and RETARGET: dead bytes (padding nothing runs or lands
+	 * in) that hold the jump to the trampoline */
+	rt_raddr relay_lo;
+	uint8_t relay_orig[RT_RELAY_MAX];
+	bool relay_hosted;        /* the relay lies in the region of another
+				   * site past its jump: it goes when that
+				   * jump goes */
+	bool patch_hosts;         /* the region past the jump may hold relays
+				   * of other sites: only the jump is
+				   * written there */
 	rt_raddr tramp;           /* its trampoline, once placed */
 	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first id in
 				   * the plan's list of inlined calls */
 	uint16_t ninl;            /* and how many calls begin here */
 };
+
+/* Whether @pr is reached by a jump rather than a breakpoint when its
+ * process has the inline engine: patched, or recorded by the trampoline
+ * of the site whose region covers it. */
+static inline bool rt_probe_inline(const struct rt_probe *pr)
+{
+	return pr->patch_len || pr->joined;
+}
 
 /* One selected function and what became of it. */
 struct rt_plan_func {
@@ -203,6 +240,12 @@ bool rt_plan_inside(const struct rt_plan *p, rt_raddr ip);
  * (threads stopped there when rtrace joined) keep a breakpoint.  Before
  * rt_plan_place(). */
 void rt_plan_avoid(struct rt_plan *p, const rt_raddr *ips, size_t n);
+
+/* Where a thread stopped at @ip, the first byte of a relay, goes in the
+ * original code: its site's region (none of it ran yet), or the target
+ * of the re-aimed branch that led there (it was taken); 0 when @ip is
+ * no relay.  For leaving the process with the code put back. */
+rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip);
 
 /* The inline engine's recorder in the scratch area, once placed; 0 when
  * no site is patched. */

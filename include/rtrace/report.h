@@ -39,6 +39,12 @@ struct rt_report_trapped {
 	unsigned sites, inline_sites;
 };
 
+/* A function whose breakpoints stopped the program, and how often. */
+struct rt_report_stopped {
+	const char *name;
+	uint64_t stops;            /* probe events recorded at a stop */
+};
+
 enum rt_report_mode {
 	RT_REPORT_TIMES,      /* entries and exits: counts and times */
 	RT_REPORT_COUNT,      /* --count: entries only */
@@ -62,6 +68,9 @@ struct rt_report {
 	uint64_t sites, inline_sites;   /* probe sites, patched ones */
 	struct rt_report_trapped *trapped;  /* when some were patched */
 	size_t ntrapped;
+	struct rt_report_stopped *stopped;  /* when some were patched: most
+					     * stops first */
+	size_t nstopped;
 	const char **uncalled;          /* probed, never called (names) */
 	size_t nuncalled;
 	const char **tests;             /* names of the --by test groups */

@@ -157,4 +157,19 @@ struct rt_tracer_stats {
 };
 void rt_tracer_stats(const struct rt_tracer *tr, struct rt_tracer_stats *st);
 
+/* A function whose breakpoints stopped the program, and how often. */
+struct rt_tracer_stopped {
+	char *name;            /* owned by the array */
+	uint64_t stops;
+};
+
+/* The functions whose breakpoints stopped the program, most stops first:
+ * *n of them in a new array, valid after rt_tracer_free(); free it with
+ * rt_tracer_stopped_free(). */
+struct rt_tracer_stopped *rt_tracer_stopped(const struct rt_tracer *tr,
+					    size_t *n);
+
+/* Frees what rt_tracer_stopped() returned; accepts NULL. */
+void rt_tracer_stopped_free(struct rt_tracer_stopped *s, size_t n);
+
 #endif

@@ -106,6 +106,26 @@ static void cell(FILE *out, uint64_t ns)
 		rt_fmt_duration(b, sizeof(b), ns));
 }
 
+/* As the text report: more than 1 % of the events at a stop, and where. */
+static void write_stopped(FILE *out, const struct rt_report *rep)
+{
+	if (!rep->nstopped || rep->sum.stop_events * 100 <= rep->sum.events)
+		return;
+	fprintf(out, "<p class=\"note\">%.1f %% of the events stopped the "
+		"program, at breakpoints in ",
+		100.0 * rep->sum.stop_events / rep->sum.events);
+	for (size_t i = 0; i < rep->nstopped && i < 5; i++) {
+		fputs(i ? ", " : "", out);
+		rt_xml_string(out, rep->stopped[i].name);
+		fprintf(out, " (%llu)",
+			(unsigned long long)rep->stopped[i].stops);
+	}
+	if (rep->nstopped > 5)
+		fprintf(out, " and %zu more", rep->nstopped - 5);
+	fputs(": their times, and their callers', carry the cost of those "
+	      "stops.</p>\n", out);
+}
+
 static void write_table(FILE *out, const struct rt_report *rep)
 {
 	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
@@ -143,6 +163,7 @@ static void write_table(FILE *out, const struct rt_report *rep)
 	      "included (an outer recursive call only); self: total minus "
 	      "traced callees; avg/min/max: per call. Click a column to "
 	      "sort.</p>\n", out);
+	write_stopped(out, rep);
 }
 
 /* ---- the call tree ----------------------------------------------------------- */

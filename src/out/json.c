@@ -43,6 +43,7 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
 	json_u64(out, "sites", rep->sites, true);
 	json_u64(out, "inline_sites", rep->inline_sites, true);
+	json_u64(out, "stop_events", rep->sum.stop_events, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
 	fprintf(out, "\"mode\": \"%s\", ",
@@ -108,6 +109,13 @@ static int json_write(FILE *out, const struct rt_report *rep,
 		rt_json_string(out, rep->trapped[i].name);
 		fprintf(out, ", \"sites\": %u, \"inline\": %u}",
 			rep->trapped[i].sites, rep->trapped[i].inline_sites);
+	}
+	fputs("],\n\"stopped\": [", out);
+	for (size_t i = 0; i < rep->nstopped; i++) {
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		rt_json_string(out, rep->stopped[i].name);
+		fprintf(out, ", \"stops\": %llu}",
+			(unsigned long long)rep->stopped[i].stops);
 	}
 	fputs("],\n\"not_called\": [", out);
 	for (size_t i = 0; i < rep->nuncalled; i++) {

@@ -110,6 +110,27 @@ static void print_trapped(FILE *out, const struct rt_report *rep)
 	fputs(rep->ntrapped ? " (rtrace -l says why)\n" : "\n", out);
 }
 
+/* With the inline engine, when more than 1 % of the events were recorded
+ * at a breakpoint: where, since those functions' times carry the stops'
+ * cost (what compensation takes out is an estimate). */
+static void print_stopped(FILE *out, const struct rt_report *rep)
+{
+	char c[32];
+
+	if (!rep->nstopped || rep->sum.stop_events * 100 <= rep->sum.events)
+		return;
+	fprintf(out, "stops: %.1f %% of the events stopped the program, at "
+		"breakpoints in ",
+		100.0 * rep->sum.stop_events / rep->sum.events);
+	for (size_t i = 0; i < rep->nstopped && i < TRAPPED_SHOWN; i++)
+		fprintf(out, "%s%s (%s)", i ? ", " : "", rep->stopped[i].name,
+			rt_fmt_count(c, sizeof(c), rep->stopped[i].stops));
+	if (rep->nstopped > TRAPPED_SHOWN)
+		fprintf(out, " and %zu more", rep->nstopped - TRAPPED_SHOWN);
+	fputs(": their times, and their callers', carry the cost of those "
+	      "stops\n", out);
+}
+
 /* How many of a function's calls the compiler inlined, and at how many
  * places: those calls count, without times of their own. */
 static void print_inlined(FILE *out, const struct rt_report_row *r)
@@ -235,6 +256,7 @@ static int text_write(FILE *out, const struct rt_report *rep,
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
 	print_trapped(out, rep);
+	print_stopped(out, rep);
 	return ferror(out) ? -EIO : 0;
 }
 

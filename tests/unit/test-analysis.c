@@ -1164,6 +1164,28 @@ TEST_CASE(threads_interleaved)
 	RUN_DONE(&r);
 }
 
+/* Probe events recorded at a stop are counted per function; those the
+ * program recorded itself (inline engine) and a second event of the same
+ * stop (an entry and a return at one breakpoint) are not. */
+TEST_CASE(stops_by_function)
+{
+	struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, F, 1000, 10, 1),
+		ev(110, RT_EV_ENTRY, G, 900, 10, 0),
+		ev(120, RT_EV_EXIT, G, 900, 10, 0),
+		ev(200, RT_EV_EXIT, F, 1000, 10, 3),
+	};
+	struct run r;
+
+	e[1].flags = e[2].flags = RT_EVF_INLINE;
+	run(&r, 0, e, ARRAY_SIZE(e), 300);
+	TEST_EQ(r.sum.stop_events, 2);
+	TEST_TRUE(r.sum.nfunc_stops > F);
+	TEST_EQ(r.sum.func_stops[F], 2);
+	TEST_TRUE(r.sum.nfunc_stops <= G || r.sum.func_stops[G] == 0);
+	RUN_DONE(&r);
+}
+
 /* opts.only_pid: the other processes' events are not analysed, nor are
  * their threads counted. */
 TEST_CASE(only_pid)

@@ -31,6 +31,10 @@ struct fn {
 	size_t n;
 	uint8_t after[32];          /* the bytes past its end */
 	bool after_ok;
+	size_t after_len;           /* of which readable (0: all) */
+	uint8_t before[32];         /* the bytes before its start */
+	bool before_ok;
+	rt_patch_claims *claims;    /* shared with other functions */
 };
 
 static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
@@ -38,7 +42,13 @@ static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
 	struct fn *f = ctx;
 	rt_raddr end = vec_last(&f->insns)->addr + vec_last(&f->insns)->len;
 
-	if (!f->after_ok || addr < end || addr - end + len > sizeof(f->after))
+	size_t max = f->after_len ? f->after_len : sizeof(f->after);
+
+	if (f->before_ok && addr >= LO - sizeof(f->before) && addr + len <= LO) {
+		memcpy(buf, f->before + (addr - (LO - sizeof(f->before))), len);
+		return 0;
+	}
+	if (!f->after_ok || addr < end || addr - end + len > max)
 		return -ENOENT;
 	memcpy(buf, f->after + (addr - end), len);
 	return 0;
@@ -77,7 +87,7 @@ static int plan(struct fn *f, const uint8_t *code, size_t len,
 		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = hi,
 		.kinds = RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL,
 		.read_after = read_after, .ctx = f, .marks = marks,
-		.nmarks = nmarks, .tables_known = known };
+		.nmarks = nmarks, .tables_known = known, .claims = f->claims };
 	rt_patch_plan(&pf, f->probes, f->n);
 	return 0;
 }
@@ -196,6 +206,31 @@ TEST_CASE(return_without_padding_moves_epilogue)
 	vec_free(&f.insns);
 }
 
+/* and al, 1; pop rcx; ret right after a call's return address, two
+ * bytes of padding: the epilogue moves and the jump ends in the padding. */
+TEST_CASE(epilogue_and_padding_together)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* push rax; call +0x100; and al, 1; pop rcx; ret; int3 x2 */
+	PLAN(f, 0x50, 0xe8, 0x00, 0x01, 0x00, 0x00, 0x24, 0x01, 0x59, 0xc3,
+	     0xcc, 0xcc);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 5);
+	TEST_EQ(f.probes[1].patch_code, 4);
+	TEST_EQ(f.probes[1].patch_orig[4], 0xcc);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 7);
+	TEST_TRUE(is(&ci[0], "and", "al, 1"));
+	TEST_TRUE(is(&ci[1], "pop", "rcx"));
+	TEST_TRUE(is(&ci[6], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
 /* A loop back to the second instruction: the entry keeps its breakpoint. */
 TEST_CASE(branch_into_region_refused)
 {
@@ -211,8 +246,10 @@ TEST_CASE(branch_into_region_refused)
 }
 
 /* Nothing falls into the instruction after ud2: something else enters
- * it (here, as a landing pad would), so no moved epilogue may cover it.
- * The same function with a plain instruction there moves its epilogue. */
+ * it (here, as a landing pad would), so no moved epilogue may cover it:
+ * the return hops from there instead, to a relay in the entry's region
+ * grown for it.  The same function with a plain instruction there moves
+ * its epilogue. */
 TEST_CASE(epilogue_after_ud2_refused)
 {
 	struct fn f = { 0 };
@@ -222,8 +259,13 @@ TEST_CASE(epilogue_after_ud2_refused)
 	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
 	     0x0f, 0x0b, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
 	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
-	TEST_EQ(f.probes[1].inline_why, RT_INLINE_TARGET);
-	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 14);      /* pop rbx, not before */
+	TEST_EQ(f.probes[0].patch_len, 12);          /* up to ud2 */
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
 	/* xor esi, esi instead of ud2: it goes on to pop rbx */
 	PLAN(f, 0x53, 0x31, 0xc0, 0x31, 0xc9, 0x31, 0xd2, 0xb8, 1, 0, 0, 0,
 	     0x31, 0xf6, 0x5b, 0xc3, 0x48, 0x89, 0xc3);
@@ -365,6 +407,420 @@ TEST_CASE(conditional_tail_jump)
 	TEST_TRUE(is(&ci[7], "pop", "rdi"));
 	TEST_TRUE(is(&ci[8], "jmp", "0x55555556200a"));
 	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* Padding nothing runs past the end, as the linker fills it. */
+static void pad_after(struct fn *f, size_t len)
+{
+	f->after_ok = true;
+	f->after_len = len;
+	memset(f->after, 0xcc, sizeof(f->after));
+}
+
+/* xor eax, eax; ret: entry and exit share one jump, over the padding;
+ * the trampoline records both around the body. */
+TEST_CASE(tiny_function_entry_and_exit_share_one_jump)
+{
+	struct fn f = { 0 };
+	const struct rt_recorder *r = rt_arch_recorder();
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x31, 0xc0, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 2);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_lo, LO);
+	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(f.probes[0].patch_code, 3);
+	TEST_EQ(f.probes[0].patch_join, 2);
+	TEST_EQ(f.probes[0].patch_orig[3], 0xcc);
+	/* the return is recorded by the entry's trampoline */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_TRUE(f.probes[1].joined);
+	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_TRUE(rt_probe_inline(&f.probes[1]));
+
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 10);
+	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "xor", "eax, eax"));
+	TEST_TRUE(records(ci + 5, r, RT_REC_EXIT, RT_EV_EXIT));
+	TEST_TRUE(is(&ci[9], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* mov al, 0xff; ret, its padding past the symbol's end; without any,
+ * the entry keeps its breakpoint and nothing is joined. */
+TEST_CASE(tiny_function_pads_past_its_end)
+{
+	static const uint8_t code[] = { 0xb0, 0xff, 0xc3 };
+	struct fn f = { 0 };
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_SHORT);
+	TEST_TRUE(!f.probes[1].joined);
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 5);
+	TEST_EQ(f.probes[0].patch_join, 2);
+	TEST_EQ(f.probes[0].patch_orig[4], 0xcc);
+	TEST_TRUE(f.probes[1].joined);
+	vec_free(&f.insns);
+}
+
+/* A lone ret: one site, entry and exit, over four bytes of padding. */
+TEST_CASE(lone_return_with_padding)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 1);
+	TEST_EQ(f.probes[0].kinds, RT_PROBE_ENTRY | RT_PROBE_EXIT);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_JUMP);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 9);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(records(ci + 4, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[8], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* pop rcx; ret right after a call's return address, code after it: a
+ * short jump to a relay in the padding past the end, behind the last
+ * return's own region. */
+TEST_CASE(pop_ret_after_call_hops_through_relay)
+{
+	static const uint8_t code[] = {
+		0x50,                          /* 0: push rax */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x74, 0x07,                    /* 3: je 0xc */
+		0xe8, 0x00, 0x01, 0x00, 0x00,  /* 5: call +0x100 */
+		0x59, 0xc3,                    /* a: pop rcx; ret */
+		0x31, 0xc0, 0x59, 0xc3,        /* c: xor; pop rcx; ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	uint8_t hop[2];
+	size_t n;
+
+	/* no padding: the entry grows over the call to make room */
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[0].patch_len, 10);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xf);  /* ret + 4 of padding */
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 0xa);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].patch_code, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x14);  /* after 0xf's region */
+	TEST_EQ(f.probes[0].patch_len, 5);         /* not grown */
+	TEST_TRUE(!f.probes[1].relay_hosted);
+	TEST_EQ(f.probes[1].relay_orig[0], 0xcc);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xcc);
+	TEST_TRUE(rt_arch_patch_hop(LO + 0xa, LO + 0x14, NULL, hop));
+	TEST_EQ(hop[0], 0xeb);
+	TEST_EQ(hop[1], 8);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 6);
+	TEST_TRUE(is(&ci[0], "pop", "rcx"));
+	TEST_TRUE(records(ci + 1, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[5], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A ret with one byte of padding, the branch target after it: the short
+ * jump takes the ret and that byte; the relay is past the end. */
+TEST_CASE(return_with_one_byte_of_padding_hops)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x75, 0x04,                    /* 2: jne 8 */
+		0x31, 0xc0,                    /* 4: xor eax, eax */
+		0xc3, 0xcc,                    /* 6: ret; int3 */
+		0xb8, 0x01, 0x00, 0x00, 0x00,  /* 8: mov eax, 1 */
+		0xc3,                          /* d: ret */
+	};
+	struct fn f = { 0 };
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].patch_code, 1);
+	TEST_EQ(f.probes[1].patch_orig[1], 0xcc);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x12);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xd);
+	vec_free(&f.insns);
+}
+
+/* je rel8 out of a loop: the branch is re-aimed at a relay, so only a
+ * taken jump reaches the trampoline, which records it and goes on. */
+TEST_CASE(conditional_tail_jump_rel8_retargeted)
+{
+	static const uint8_t code[] = {
+		0x31, 0xc0,                    /* 0: xor eax, eax */
+		0xff, 0xc0,                    /* 2: L: inc eax */
+		0x83, 0xf8, 0x0a,              /* 4: cmp eax, 10 */
+		0x74, 0x40,                    /* 7: je 0x49 (out) */
+		0x39, 0xf8,                    /* 9: cmp eax, edi */
+		0x75, 0xf5,                    /* b: jne L */
+		0x31, 0xc0,                    /* d: xor eax, eax */
+		0xc3,                          /* f: ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	uint8_t hop[2];
+	size_t n;
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].kinds, RT_PROBE_TAIL);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_KIND);
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_RETARGET);
+	TEST_EQ(f.probes[1].patch_lo, LO + 7);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x14);
+	/* the entry (xor eax, eax; then the loop's head) hops after it */
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[0].relay_lo, LO + 0x19);
+	/* the condition stays, the displacement leads to the relay */
+	TEST_TRUE(rt_arch_patch_hop(LO + 7, LO + 0x14, f.probes[1].patch_orig,
+				    hop));
+	TEST_EQ(hop[0], 0x74);
+	TEST_EQ(hop[1], 0x0b);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	/* push rdi, rsi; the target and the word; call; pop rsi, rdi;
+	 * no condition left to test: it held */
+	TEST_EQ(n, 8);
+	TEST_TRUE(is(&ci[0], "push", "rdi"));
+	TEST_TRUE(is(&ci[2], "movabs", "rsi, 0x555555561049"));
+	TEST_TRUE(is(&ci[7], "jmp", "0x555555561049"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* test dil, 1; je out (rel32): a jump at the entry would cover the tail
+ * jump's site, a short one does not. */
+TEST_CASE(entry_hops_when_its_jump_would_cover_a_site)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	/* test dil, 1; je +0x100; add rdi, 7; mov rax, rdi; ret; int3 x14 */
+	PLAN(f, 0x40, 0xf6, 0xc7, 0x01, 0x0f, 0x84, 0x00, 0x01, 0x00, 0x00,
+	     0x48, 0x83, 0xc7, 0x07, 0x48, 0x89, 0xf8, 0xc3, 0xcc, 0xcc, 0xcc,
+	     0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_JUMP);   /* je rel32 */
+	TEST_EQ(f.probes[2].patch_lo, LO + 17);          /* ret + padding */
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[0].patch_len, 4);
+	TEST_EQ(f.probes[0].relay_lo, LO + 22);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 6);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[4], "test", "dil, 1"));
+	TEST_TRUE(is(&ci[5], "jmp", "0x555555561004"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* pop rcx; ret with no padding after it: the relay goes into the int3
+ * fill before the function, past the four bytes the function before
+ * may need; a second function planned with the same claims takes the
+ * next five bytes. */
+TEST_CASE(relay_in_padding_between_functions)
+{
+	static const uint8_t code[] = {
+		0x50,                          /* 0: push rax */
+		0xe8, 0x00, 0x01, 0x00, 0x00,  /* 1: call +0x100 */
+		0x59, 0xc3,                    /* 6: pop rcx; ret */
+	};
+	rt_patch_claims claims = { 0 };
+	struct fn f = { 0 };
+
+	f.before_ok = true;
+	memset(f.before, 0xcc, sizeof(f.before));
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_SHORT);  /* no claims */
+	f.claims = &claims;
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].relay_lo, LO - 28);
+	/* what goes back when it is taken out */
+	TEST_EQ(f.probes[1].relay_orig[0], 0xcc);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xcc);
+	TEST_EQ(claims.n, 1);
+	TEST_EQ(claims.v[0].lo, LO - 28);
+	TEST_EQ(claims.v[0].hi, LO - 23);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].relay_lo, LO - 23);
+	vec_free(&claims);
+	vec_free(&f.insns);
+}
+
+/* push rax; mov [rsp], rdi; add rdi, 0x10; call; pop rcx; ret, the next
+ * function right after (regex-syntax's ParserI::parser): no dead bytes
+ * anywhere, so the entry's region grows over the call, and the bytes
+ * past its jump hold the return's relay. */
+TEST_CASE(entry_grows_to_host_the_relay)
+{
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x50, 0x48, 0x89, 0x3c, 0x24, 0x48, 0x83, 0xc7, 0x10, 0xe8,
+	     0x00, 0x01, 0x00, 0x00, 0x59, 0xc3);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 14);
+	TEST_EQ(f.probes[0].patch_code, 14);
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 14);
+	TEST_EQ(f.probes[1].relay_lo, LO + 5);
+	TEST_TRUE(f.probes[1].relay_hosted);
+	/* the relay's bytes as they were: the add, moved */
+	TEST_EQ(f.probes[1].relay_orig[0], 0x48);
+	TEST_EQ(f.probes[1].relay_orig[4], 0xe8);
+	TEST_EQ(tramp(&f, 0, &ci, &n), 0);
+	TEST_EQ(n, 11);
+	TEST_TRUE(records(ci, rt_arch_recorder(), RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(is(&ci[6], "add", "rdi, 0x10"));
+	/* the call returns to the original code: pop rcx, now the hop */
+	TEST_TRUE(is(&ci[8], "mov", "dword ptr [rsp], 0x5556100e"));
+	TEST_TRUE(is(&ci[10], "jmp", "0x55555556110e"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* jmp rel8 out of the function with code right after it and a branch
+ * target behind it: no padding, no epilogue, so it hops; the trampoline
+ * records the tail event and goes where the jump went. */
+TEST_CASE(tail_jump_rel8_hops)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x04,                    /* 2: je 8 */
+		0x31, 0xc0,                    /* 4: xor eax, eax */
+		0xeb, 0x40,                    /* 6: jmp 0x48 (out) */
+		0xb8, 0x01, 0x00, 0x00, 0x00,  /* 8: mov eax, 1 */
+		0xc3,                          /* d: ret */
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[1].kinds, RT_PROBE_TAIL);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].patch_len, 2);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0x12);  /* after the ret's */
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 8);
+	TEST_TRUE(is(&ci[2], "movabs", "rsi, 0x555555561048"));
+	TEST_TRUE(is(&ci[7], "jmp", "0x555555561048"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* Two returns after a branch, no padding: the entry could grow to ten
+ * bytes over the first return's pop, which that return's short region
+ * needs: it does not, and that return keeps its breakpoint; the second
+ * return's region lies past it, and gets its relay in the grown entry. */
+TEST_CASE(entry_never_grows_into_the_region_it_makes_room_for)
+{
+	struct fn f = { 0 };
+
+	/* mov eax, 1; test edi, edi; je 0xb; pop rcx; ret;
+	 * xor eax, eax; pop rcx; ret */
+	PLAN(f, 0xb8, 0x01, 0x00, 0x00, 0x00, 0x85, 0xff, 0x74, 0x02, 0x59,
+	     0xc3, 0x31, 0xc0, 0x59, 0xc3);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].patch_len, 0);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[0].patch_len, 10);
+	TEST_TRUE(f.probes[0].patch_hosts);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].patch_lo, LO + 0xd);
+	TEST_EQ(f.probes[2].relay_lo, LO + 5);
+	vec_free(&f.insns);
+}
+
+/* Two short sites and room past the end for one relay: they never share
+ * it; the second keeps its breakpoint. */
+TEST_CASE(relays_are_never_shared)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x40,                    /* 2: je 0x44 (out) */
+		0x75, 0x40,                    /* 4: jne 0x46 (out) */
+		0xc3,                          /* 6: ret */
+	};
+	struct fn f = { 0 };
+
+	/* 4 bytes for the ret, 5 for one relay, 3 to spare */
+	pad_after(&f, 12);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.n, 4);
+	TEST_EQ(f.probes[3].patch_lo, LO + 6);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0xb);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_KIND);
+	TEST_EQ(f.probes[2].patch_len, 0);
+	/* more room: a relay each, side by side */
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.probes[2].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[2].relay_lo, LO + 0x10);
+	vec_free(&f.insns);
+}
+
+/* Nothing may land in a relay: a branch into the padding (never seen in
+ * compiled code, but not excluded) keeps the bytes it reaches. */
+TEST_CASE(relay_avoids_where_a_branch_lands)
+{
+	static const uint8_t code[] = {
+		0x85, 0xff,                    /* 0: test edi, edi */
+		0x74, 0x40,                    /* 2: je 0x44 (out) */
+		0xc3,                          /* 4: ret */
+	};
+	rt_raddr marks[] = { LO + 0xa };
+	struct fn f = { 0 };
+
+	pad_after(&f, 0);
+	TEST_EQ(plan(&f, code, sizeof(code), marks, 1, true), 0);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].relay_lo, LO + 0xb);  /* not 9, over 0xa */
 	vec_free(&f.insns);
 }
 
