@@ -327,7 +327,7 @@ void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 		struct site *s = &m.sites[m.nsites];
 
-		if (jumps && pr->patch_len)
+		if (jumps && rt_probe_inline(pr))
 			continue;  /* a jump: safe without rtrace */
 		s->addr = pr->addr;
 		s->len = (uint8_t)tlen;
