@@ -5,8 +5,10 @@
     bench/realcrate.py [--rtrace build/rtrace] [--crate regex-syntax]
                        [--filter ast::parse] [--runs 3] [--no-uftrace]
 
-Builds the crate's test binary (debug) with ../shared/realcrate.sh, which
-installs its sources offline from librust-CRATE-dev, then runs the tests
+Builds the crate's test binary (debug) offline from the sources Debian
+packages as librust-CRATE-dev (installed with apt-get when missing, as
+root): cargo reads every crate from /usr/share/cargo/registry through a
+directory source replacement, nothing is downloaded.  Then runs the tests
 selected by --filter, alternating in each round:
 
   native   the test binary alone
@@ -22,6 +24,7 @@ the program (all from --stats).  The logs go to a temporary directory and
 are removed: a full run writes gigabytes.
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -33,17 +36,67 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-REALCRATE = os.path.join(os.path.dirname(TOP), "shared", "realcrate.sh")
+REGISTRY = "/usr/share/cargo/registry"
+CARGO_CONFIG = """[source.crates-io]
+replace-with = "debian"
+[source.debian]
+directory = "%s"
+[net]
+offline = true
+""" % REGISTRY
+
+
+def crate_sources(crate):
+    """The newest packaged version of @crate, installed when missing."""
+    pkg = "librust-%s-dev" % crate.replace("_", "-")
+    have = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
+                          capture_output=True, text=True).stdout
+    if "install ok installed" not in have and os.geteuid() == 0:
+        subprocess.run(["apt-get", "install", "-y", "-qq",
+                        "--no-install-recommends", pkg],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dirs = [d for d in os.listdir(REGISTRY) if d.startswith(crate + "-")
+            and d[len(crate) + 1:][:1].isdigit()] if os.path.isdir(REGISTRY) else []
+    if not dirs:
+        sys.exit("bench: no %s sources in %s (apt-get install %s)" %
+                 (crate, REGISTRY, pkg))
+    key = lambda d: [int(x) if x.isdigit() else x
+                     for x in re.split(r"[.-]", d[len(crate) + 1:])]
+    return os.path.join(REGISTRY, max(dirs, key=key))
 
 
 def test_binary(crate):
-    # realcrate.sh's own build directory: built once, then reused
-    p = subprocess.run([REALCRATE, crate, "debug"], check=True,
-                       stdout=subprocess.PIPE, text=True)
-    bins = [l for l in p.stdout.split("\n") if l.strip()]
-    if not bins:
-        sys.exit("bench: realcrate.sh built no test binary for " + crate)
-    return bins[0]
+    """The crate's lib test executable, built once into build/bench/."""
+    out = os.path.join(TOP, "build", "bench", "crates")
+    src = os.path.join(out, "src", crate)
+    from_dir = crate_sources(crate)
+    os.makedirs(os.path.join(out, ".cargo"), exist_ok=True)
+    with open(os.path.join(out, ".cargo", "config.toml"), "w") as f:
+        f.write(CARGO_CONFIG)
+    stamp = os.path.join(src, ".from")
+    if not os.path.exists(stamp) or open(stamp).read() != from_dir:
+        shutil.rmtree(src, ignore_errors=True)
+        shutil.copytree(from_dir, src, symlinks=True)
+        for junk in (".cargo-checksum.json",):
+            if os.path.exists(os.path.join(src, junk)):
+                os.remove(os.path.join(src, junk))
+        with open(stamp, "w") as f:
+            f.write(from_dir)
+    env = dict(os.environ, CARGO_INCREMENTAL="0", CARGO_TERM_COLOR="never",
+               PATH=os.path.expanduser("~/.cargo/bin") + ":" + os.environ["PATH"])
+    p = subprocess.run(["cargo", "test", "--offline", "--no-run", "--lib",
+                        "--target-dir", os.path.join(out, "target", crate),
+                        "--message-format=json-render-diagnostics"],
+                       cwd=src, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+    for line in p.stdout.splitlines():
+        try:
+            m = json.loads(line)
+        except ValueError:
+            continue
+        if m.get("reason") == "compiler-artifact" and m.get("executable"):
+            return m["executable"]
+    sys.exit("bench: cargo built no test binary for " + crate)
 
 
 def timed(cmd, tmp):
