@@ -379,8 +379,10 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 		enum arm_mode mode = img == p->img && p->ia ? ARM_JUMPS
 							    : ARM_TRAPS;
 
-		err = patch_all(p, plan, mode, NULL);
+		/* the guardian hears of the breakpoints before they are
+		 * written: rtrace may die in between */
 		rt_guardian_armed(p, plan, mode == ARM_JUMPS);
+		err = patch_all(p, plan, mode, NULL);
 	}
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
@@ -424,8 +426,8 @@ int rt_arm_traps_only(struct rt_process *p)
 
 	if (!p->img || !p->img->plan || !rt_plan_npatched(p->img->plan))
 		return 0;
-	err = patch_all(p, p->img->plan, ARM_TRAPS, &kept);
 	rt_guardian_armed(p, p->img->plan, false);
+	err = patch_all(p, p->img->plan, ARM_TRAPS, &kept);
 	rt_arm_kept_warn(p, &kept);
 	return err;
 }

@@ -5,12 +5,14 @@
  * It is started by a double fork, so that it is nobody's child rtrace
  * waits for (rtrace waits for any child: its tracees), and it talks with
  * rtrace over a socket pair: rtrace sends each process's memory (the
- * descriptor itself), the address of its event area's control words and
- * the breakpoints it writes; at a normal end it says goodbye.  When the
- * socket ends without a goodbye, rtrace is gone: the guardian sets each
- * area's recording off (the recorder then counts events as lost, and
- * never stops at a breakpoint of its own) and writes each breakpoint's
- * original bytes back where the breakpoint still is.  Jumps to
+ * descriptor itself), the address of its event area's control words, and
+ * every write over the program's code before it makes it (its
+ * breakpoints, and the instructions of each system call it makes in the
+ * program, put back after the call); at a normal end it says goodbye.
+ * When the socket ends without a goodbye, rtrace is gone: the guardian
+ * sets each area's recording off (the recorder then counts events as
+ * lost, and never stops at a breakpoint of its own) and writes the
+ * original bytes back wherever rtrace's are still there, newest first.  Jumps to
  * trampolines stay: they run on without rtrace, into a recorder that
  * does nothing.
  *
@@ -45,18 +47,24 @@
 #include "rtrace/util.h"
 
 enum msg_type {
-	MSG_PROCESS,     /* a process's memory (descriptor attached) */
-	MSG_SITES,       /* breakpoints written in it */
+	MSG_PROCESS,     /* a process's memory (descriptor attached): a new
+			  * one (an exec) makes the old sites moot */
+	MSG_AREA,        /* the control words of its event area */
+	MSG_SITES,       /* code rtrace writes in it */
 	MSG_BYE,         /* rtrace ends as it should */
 };
 
+/* Bytes rtrace writes over the program's code (a breakpoint, a system
+ * call made in the program): put back when they are still there. */
+#define SITE_MAX 16
 struct site {
 	uint64_t addr;
-	uint8_t orig[RT_PROBE_TRAP_MAX];
 	uint8_t len;
+	uint8_t orig[SITE_MAX];
+	uint8_t ours[SITE_MAX];
 };
 
-#define SITES_PER_MSG 256
+#define SITES_PER_MSG 128
 
 struct msg {
 	uint32_t type;
@@ -68,6 +76,9 @@ struct msg {
 
 /* rtrace's end of the socket; -1: no guardian */
 static int sock = -1;
+
+/* The processes whose memory went to the guardian (rtrace's side). */
+static VEC(pid_t) told;
 
 /* ---- the guardian's side -------------------------------------------------- */
 
@@ -123,8 +134,16 @@ static void note_process(const struct msg *m, int mem)
 	if (w->mem >= 0)
 		close(w->mem);
 	w->mem = mem;
-	w->ctl = m->ctl;
+	w->ctl = 0;
 	w->sites.n = 0;
+}
+
+static void note_area(const struct msg *m)
+{
+	struct watched *w = watched_of(m->pid);
+
+	if (w)
+		w->ctl = m->ctl;
 }
 
 static void note_sites(const struct msg *m)
@@ -135,11 +154,9 @@ static void note_sites(const struct msg *m)
 		vec_push(&w->sites, m->sites[i]);
 }
 
-/* rtrace is gone: recording off, breakpoints out, where still there. */
+/* rtrace is gone: recording off, its code out, where still there. */
 static void give_back(void)
 {
-	size_t tlen;
-	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 	const uint32_t off = RT_OFF_GONE;
 
 	vec_for_each(&watched, w) {
@@ -148,13 +165,16 @@ static void give_back(void)
 		if (w->ctl && pwrite(w->mem, &off, sizeof(off),
 				     (off_t)(w->ctl + RT_IA_CTL_OFF)) < 0)
 			continue;  /* the process is gone too */
-		vec_for_each(&w->sites, s) {
-			uint8_t now[RT_PROBE_TRAP_MAX];
+		/* the newest first: a later write may cover an earlier one */
+		for (size_t i = w->sites.n; i-- > 0;) {
+			const struct site *st = &w->sites.v[i];
+			uint8_t now[SITE_MAX];
 
-			if (pread(w->mem, now, s->len, (off_t)s->addr) ==
-				    (ssize_t)s->len &&
-			    !memcmp(now, trap, s->len) &&
-			    pwrite(w->mem, s->orig, s->len, (off_t)s->addr) < 0)
+			if (pread(w->mem, now, st->len, (off_t)st->addr) ==
+				    (ssize_t)st->len &&
+			    !memcmp(now, st->ours, st->len) &&
+			    pwrite(w->mem, st->orig, st->len,
+				   (off_t)st->addr) < 0)
 				break;
 		}
 	}
@@ -202,6 +222,8 @@ static _Noreturn void guard(int fd)
 			_exit(0);
 		if (m.type == MSG_PROCESS && passed >= 0)
 			note_process(&m, passed);
+		else if (m.type == MSG_AREA)
+			note_area(&m);
 		else if (m.type == MSG_SITES)
 			note_sites(&m);
 		else if (passed >= 0)
@@ -296,16 +318,34 @@ void rt_guardian_stop(void)
 	sock = -1;
 }
 
-static void send_process(struct rt_process *p)
+static bool was_told(pid_t pid)
 {
-	struct msg m = { .type = MSG_PROCESS, .pid = p->pid };
-	int fd = rt_mem_fd(p->mem);
+	vec_for_each(&told, t)
+		if (*t == pid)
+			return true;
+	return false;
+}
 
-	if (fd < 0)
-		return;  /* reached without a descriptor: nothing to pass */
-	m.ctl = p->ia ? rt_inline_base(p->ia) + RT_IA_CTL : 0;
+/* The guardian has @mem's process, or gets it now. */
+static bool tell_process(const struct rt_mem *mem)
+{
+	struct msg m = { .type = MSG_PROCESS, .pid = rt_mem_pid(mem) };
+	int fd = rt_mem_fd(mem);
+
+	if (sock < 0 || fd < 0)
+		return false;  /* reached without a descriptor: no help */
+	if (was_told(m.pid))
+		return true;
 	send_msg(&m, offsetof(struct msg, sites), fd);
-	p->guarded = sock >= 0;
+	if (sock >= 0)
+		vec_push(&told, m.pid);
+	return sock >= 0;
+}
+
+static void send_sites(const struct msg *m)
+{
+	send_msg(m, offsetof(struct msg, sites) +
+			    m->nsites * sizeof(struct site), -1);
 }
 
 void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
@@ -313,14 +353,15 @@ void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
 {
 	static struct msg m;
 	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 
-	if (sock < 0)
+	if (!tell_process(p->mem))
 		return;
-	if (!p->guarded)
-		send_process(p);
-	if (!p->guarded)
-		return;
-	rt_arch_trap_bytes(&tlen);
+	if (p->ia) {
+		m = (struct msg){ .type = MSG_AREA, .pid = p->pid,
+				  .ctl = rt_inline_base(p->ia) + RT_IA_CTL };
+		send_msg(&m, offsetof(struct msg, sites), -1);
+	}
 	m = (struct msg){ .type = MSG_SITES, .pid = p->pid };
 	for (size_t i = 0, n = rt_plan_nprobes(plan); i < n && sock >= 0;
 	     i++) {
@@ -332,19 +373,34 @@ void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
 		s->addr = pr->addr;
 		s->len = (uint8_t)tlen;
 		memcpy(s->orig, pr->orig, tlen);
+		memcpy(s->ours, trap, tlen);
 		if (++m.nsites == SITES_PER_MSG) {
-			send_msg(&m, offsetof(struct msg, sites) +
-					     m.nsites * sizeof(struct site),
-				 -1);
+			send_sites(&m);
 			m.nsites = 0;
 		}
 	}
-	if (m.nsites)
-		send_msg(&m, offsetof(struct msg, sites) +
-				     m.nsites * sizeof(struct site), -1);
+	if (m.nsites && sock >= 0)
+		send_sites(&m);
+}
+
+void rt_guardian_code(const struct rt_mem *mem, rt_raddr at,
+		      const uint8_t *orig, const uint8_t *ours, size_t len)
+{
+	struct msg m = { .type = MSG_SITES, .nsites = 1 };
+
+	if (len > SITE_MAX || !tell_process(mem))
+		return;
+	m.pid = rt_mem_pid(mem);
+	m.sites[0].addr = at;
+	m.sites[0].len = (uint8_t)len;
+	memcpy(m.sites[0].orig, orig, len);
+	memcpy(m.sites[0].ours, ours, len);
+	send_sites(&m);
 }
 
 void rt_guardian_exec(struct rt_process *p)
 {
-	p->guarded = false;
+	for (size_t i = 0; i < told.n; i++)
+		if (told.v[i] == p->pid)
+			told.v[i--] = told.v[--told.n];
 }

@@ -16,6 +16,7 @@
 #define PR_DOMAIN RT_DOM_TRACEE
 #include "rtrace/arch.h"
 #include "rtrace/log.h"
+#include "rtrace/guardian.h"
 #include "rtrace/remote.h"
 #include "rtrace/seccomp.h"
 #include "rtrace/util.h"
@@ -189,8 +190,11 @@ static int inject(pid_t tid, struct rt_mem *mem, long nr, uint64_t args[6],
 		return -EPERM;
 	}
 	err = rt_mem_read(mem, at, orig, len);
-	if (!err)
+	if (!err) {
+		/* rtrace killed before it puts them back: its guardian will */
+		rt_guardian_code(mem, at, orig, code, len);
 		err = rt_mem_write(mem, at, code, len);
+	}
 	if (err) {
 		take_data(mem, data, false);
 		return err;

@@ -226,6 +226,11 @@ int rt_mem_fd(const struct rt_mem *m)
 	return m ? m->fd : -1;
 }
 
+pid_t rt_mem_pid(const struct rt_mem *m)
+{
+	return m->pid;
+}
+
 /* pread or pwrite until done: /proc/PID/mem may move less than asked */
 static int mem_io(struct rt_mem *m, rt_raddr addr, char *buf, size_t len,
 		  bool write)

@@ -13,7 +13,12 @@
 #define RTRACE_GUARDIAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "rtrace/raddr.h"
+
+struct rt_mem;
 struct rt_process;
 struct rt_plan;
 
@@ -25,11 +30,19 @@ int rt_guardian_start(void);
  * leaves without touching anything.  Does nothing when none runs. */
 void rt_guardian_stop(void);
 
-/* @plan was armed in process @p, with jumps where patched (@jumps) or
- * breakpoints everywhere: its breakpoints and @p's memory and event area
- * are passed on.  Does nothing when no guardian runs. */
+/* @plan is about to be armed in process @p, with jumps where patched
+ * (@jumps) or breakpoints everywhere: its breakpoints and @p's memory and
+ * event area are passed on (before any is written: the guardian puts
+ * back only bytes that are rtrace's).  Does nothing when no guardian
+ * runs. */
 void rt_guardian_armed(struct rt_process *p, const struct rt_plan *plan,
 		       bool jumps);
+
+/* rtrace is about to write @len bytes @ours over @orig at @at in the
+ * process of @mem (a system call it makes there), and to put @orig back
+ * after.  Does nothing when no guardian runs. */
+void rt_guardian_code(const struct rt_mem *mem, rt_raddr at,
+		      const uint8_t *orig, const uint8_t *ours, size_t len);
 
 /* @p exec'd: its old breakpoints and memory are no longer its own. */
 void rt_guardian_exec(struct rt_process *p);

@@ -51,7 +51,6 @@ struct rt_process {
 	bool detach_at_exec;      /* a --no-follow vfork child */
 	bool exited;
 	bool watching;            /* the dynamic linker's hook is armed */
-	bool guarded;             /* its memory went to the guardian */
 	int status;               /* wait status once exited */
 	uint8_t *removed;         /* --coverage: probes taken out, by index */
 	struct rt_inline_area *ia; /* the inline engine's events, or NULL */

@@ -105,6 +105,9 @@ void rt_mem_close(struct rt_mem *m);
  * memory reached another way. */
 int rt_mem_fd(const struct rt_mem *m);
 
+/* The process @m reaches. */
+pid_t rt_mem_pid(const struct rt_mem *m);
+
 /* Reads or writes exactly @len bytes at @addr; -EIO when the range is
  * not (wholly) mapped. */
 int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len);
