@@ -577,13 +577,16 @@ static void start_thread(struct rt_frames *f, const struct rt_event *ev)
 }
 
 /* A probe event recorded at a stop: the function's breakpoint stopped
- * the program (the report names the functions that did). */
+ * the program (the report names the functions that did).  The table is
+ * indexed by the event's id, which a damaged log can make anything: only
+ * ids of the log's own functions count. */
 static void count_stop(struct rt_frames *f, const struct rt_event *ev)
 {
 	if ((ev->flags & RT_EVF_INLINE) || !ev->nstops ||
 	    ev->func == RT_FUNC_NONE ||
 	    (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
-	     ev->kind != RT_EV_TAIL))
+	     ev->kind != RT_EV_TAIL) ||
+	    (f->reader && !rt_evlog_func(f->reader, ev->func)))
 		return;
 	while (f->func_stops.n <= ev->func)
 		vec_push(&f->func_stops, 0);
