@@ -539,6 +539,10 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 	}
 	/* one site per address: the function's own site first, then the
 	 * outermost call beginning there */
+	if (!sites.n) {
+		vec_free(&near);
+		return;
+	}
 	qsort(sites.v, sites.n, sizeof(*sites.v), cmp_probe);
 	{
 		size_t out = 0;
