@@ -305,6 +305,28 @@ static enum rt_inline_why entry_region(const struct scan *s, size_t min,
 	return moved_region(s, 0, j - 1, min, r);
 }
 
+/* The entry of an inlined call, in the middle of its caller: like a
+ * function's entry, the straight-line instructions from instruction @k,
+ * at least @min bytes, moved after the recorder.  Something may land at
+ * the entry itself (the top of a loop), never past it. */
+static enum rt_inline_why instance_region(const struct scan *s, size_t k,
+					  size_t min, struct region *r)
+{
+	const struct rt_patch_func *f = s->f;
+	size_t len = 0, j = k;
+
+	for (; j < f->n && len < min; j++) {
+		const struct rt_insn *in = &f->insns[j];
+		bool ends = len + in->len >= min;
+
+		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
+		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
+			return RT_INLINE_INSN;
+		len += in->len;
+	}
+	return moved_region(s, k, j - 1, min, r);
+}
+
 /* Return @k with the straight-line instructions before it, at least @min
  * bytes. */
 static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
@@ -438,7 +460,7 @@ static enum rt_inline_why site_allowed(const struct scan *s,
 		    (RT_PROBE_ENTRY | RT_PROBE_HELPER))
 		return RT_INLINE_ROLE;
 	if ((pr->kinds & ~s->f->kinds) & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
-					  RT_PROBE_TAIL))
+					  RT_PROBE_TAIL | RT_PROBE_INLINED))
 		return RT_INLINE_ROLE;
 	return RT_INLINE_OK;
 }
@@ -452,6 +474,8 @@ static enum rt_inline_why site_region(const struct scan *s,
 
 	if (why != RT_INLINE_OK)
 		return why;
+	if (pr->kinds == RT_PROBE_INLINED)
+		return instance_region(s, k, rt_arch_patch_len(), r);
 	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
 		       is_call(&s->f->insns[0])))
 		return entry_region(s, rt_arch_patch_len(), r);
@@ -917,7 +941,7 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 
 	collect_marks(&s);
 	plan_jumps(&s, probes, regs, n);
-	if (f->kinds)
+	if (f->kinds && !f->jumps_only)
 		plan_hops(&s, probes, n);
 	free(regs);
 	vec_free(&s.marks);
@@ -936,14 +960,28 @@ static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
 	return pr->func | (uint64_t)kind << 32 | (uint64_t)flags << 40;
 }
 
-/* What the recorder is called for at @pr, in order. */
-static void tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
-		       struct rt_tramp_spec *t)
+/* What the recorder is called for at @pr, in order: the function's
+ * entry, the inlined calls that begin there (an entry each, whose value
+ * is the site's address, as at a breakpoint), its exit or tail jump. */
+static int tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
+		      const uint32_t *inl, size_t ninl,
+		      struct rt_tramp_spec *t)
 {
+	const uint64_t inl_flags = RT_EVF_INLINE | RT_EVF_INLINED;
+
 	t->nrec = 0;
+	if (ninl + 2 > ARRAY_SIZE(t->rec))
+		return -E2BIG;
 	if ((pr->kinds & RT_PROBE_ENTRY) && !(pr->kinds & RT_PROBE_HELPER))
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_ENTRY, rec_word(pr, RT_EV_ENTRY), 0 };
+	/* the recorder's tail call carries a value of the trampoline's
+	 * choosing; the event's kind is the word's */
+	for (size_t i = 0; i < ninl; i++)
+		t->rec[t->nrec++] = (struct rt_tramp_rec){
+			RT_REC_TAIL,
+			inl[i] | (uint64_t)RT_EV_ENTRY << 32 | inl_flags << 40,
+			pr->addr };
 	if (pr->kinds & RT_PROBE_EXIT)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
@@ -953,6 +991,7 @@ static void tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
 	else if (pr->kinds & RT_PROBE_TAIL)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target };
+	return 0;
 }
 
 /* A tiny function's: the entry recorded, the body run, the exit recorded
@@ -977,8 +1016,8 @@ static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
 	return 0;
 }
 
-int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
-		   struct rt_tramp_spec *out)
+int rt_patch_tramp(const struct rt_probe *pr, const uint32_t *inl,
+		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out)
 {
 	size_t site = 0;
 
@@ -991,7 +1030,14 @@ int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
 	if (site == insns->n || insns->v[site].addr != pr->addr)
 		return -EILSEQ;
 	memset(out, 0, sizeof(*out));
-	tramp_recs(pr, &insns->v[site], out);
+	if (tramp_recs(pr, &insns->v[site], inl, ninl, out))
+		return -E2BIG;
+	/* an inlined call begins whether or not the branch is taken; a
+	 * tiny function's trampoline records its entry and exit only */
+	if (ninl && (pr->patch_how == RT_PATCH_RETARGET || pr->patch_join ||
+		     (insns->v[site].cls == RT_INSN_JCC &&
+		      !(pr->kinds & RT_PROBE_ENTRY))))
+		return -E2BIG;
 	if (pr->patch_how == RT_PATCH_RETARGET) {
 		/* reached only when the branch is taken: record, then go */
 		out->back = insns->v[site].target;

@@ -471,16 +471,145 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 		  lo + s->caller->size);
 	/* its rank among the instances, to keep nested ones in order */
 	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
-	vec_last(&p->probes)->inline_why = RT_INLINE_INLINED;
+	vec_last(&p->probes)->inline_why = p->inline_kinds ? RT_INLINE_INLINED
+							   : RT_INLINE_OFF;
 }
 
-/* A breakpoint at the entry of every inlined instance.  Instances are in
- * address order, so each caller is decoded once. */
+typedef VEC(size_t) index_vec;
+
+/* Whether [lo, hi) overlaps the bytes a patched probe of @near takes:
+ * its region or its relay. */
+static bool patched_near(const struct rt_plan *p, const index_vec *near,
+			 rt_raddr lo, rt_raddr hi)
+{
+	vec_for_each(near, i) {
+		const struct rt_probe *q = &p->probes.v[*i];
+
+		if (!q->patch_len)
+			continue;
+		if (q->patch_lo < hi && lo < q->patch_lo + q->patch_len)
+			return true;
+		if (q->relay_lo && q->relay_lo < hi &&
+		    lo < q->relay_lo + rt_arch_patch_len())
+			return true;
+	}
+	return false;
+}
+
+/* Whether rtrace must see a thread stopped at the entry of any inlined
+ * call that probe @pr stands for (sites [from, to) at its address). */
+static bool instance_must_stop(const struct rt_plan *p, size_t from,
+			       size_t to, rt_raddr addr)
+{
+	if (!p->must_stop)
+		return false;
+	for (size_t i = from; i < to; i++) {
+		const struct rt_probe *pr = &p->probes.v[i];
+
+		if (pr->addr == addr &&
+		    p->must_stop(p->must_stop_ctx,
+				 p->funcs.v[pr->func - p->funcs.v[0].id].fn))
+			return true;
+	}
+	return false;
+}
+
+/* The jumps over the entries of the inlined calls in @caller (probes
+ * [first, p->probes.n), its code decoded in @insns), planned as a
+ * function's own entry is (patchsite.c), without relays.  Every other
+ * site in the caller is an obstacle, and so are the bytes that patched
+ * sites planned before took: those are never planned again. */
+static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
+			   const rt_insn_vec *insns, size_t first)
+{
+	rt_raddr lo = caller->addr + p->bias, hi = lo + caller->size;
+	VEC(struct rt_probe) sites = { 0 };
+	index_vec near = { 0 };
+	uint8_t *is_table;
+	bool known;
+
+	if (!p->inline_kinds || first == p->probes.n || !insns->n)
+		return;
+	for (size_t i = 0; i < p->probes.n; i++) {
+		if (p->probes.v[i].addr < lo || p->probes.v[i].addr >= hi)
+			continue;
+		vec_push(&sites, p->probes.v[i]);
+		if (i < first)
+			vec_push(&near, i);
+	}
+	/* one site per address: the function's own site first, then the
+	 * outermost call beginning there */
+	if (!sites.n) {
+		vec_free(&near);
+		return;
+	}
+	qsort(sites.v, sites.n, sizeof(*sites.v), cmp_probe);
+	{
+		size_t out = 0;
+
+		for (size_t i = 0; i < sites.n; i++)
+			if (!out || sites.v[out - 1].addr != sites.v[i].addr)
+				sites.v[out++] = sites.v[i];
+		sites.n = out;
+	}
+	is_table = xcalloc(insns->n, 1);
+	find_tables(p, insns, is_table, &known);
+	free(is_table);
+	{
+		struct rt_patch_func f = {
+			.insns = insns->v, .n = insns->n, .lo = lo, .hi = hi,
+			.kinds = RT_PROBE_INLINED,
+			.read_after = read_after, .ctx = p,
+			.marks = p->targets.v, .nmarks = p->targets.n,
+			.tables_known = known, .jumps_only = true,
+		};
+
+		rt_patch_plan(&f, sites.v, sites.n);
+	}
+	vec_for_each(&sites, q) {
+		if (q->kinds != RT_PROBE_INLINED)
+			continue;
+		if (q->patch_len &&
+		    patched_near(p, &near, q->patch_lo,
+				 q->patch_lo + q->patch_len)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_OVERLAP;
+		}
+		if (q->patch_len &&
+		    instance_must_stop(p, first, p->probes.n, q->addr)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_ROLE;
+		}
+		for (size_t i = first; i < p->probes.n; i++) {
+			struct rt_probe *pr = &p->probes.v[i];
+
+			if (pr->addr != q->addr)
+				continue;
+			pr->patch_lo = q->patch_lo;
+			pr->patch_len = q->patch_len;
+			pr->patch_code = q->patch_code;
+			pr->patch_how = q->patch_how;
+			pr->patch_join = 0;
+			pr->joined = false;
+			pr->relay_lo = 0;
+			memcpy(pr->patch_orig, q->patch_orig,
+			       sizeof(pr->patch_orig));
+			pr->inline_why = q->inline_why;
+		}
+	}
+	vec_free(&sites);
+	vec_free(&near);
+}
+
+/* A breakpoint, or a jump where the rules allow, at the entry of every
+ * inlined instance.  Instances are in address order, so each caller is
+ * decoded once. */
 static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 			  rt_insn_vec *insns)
 {
 	const struct rt_func *decoded = NULL;
 	struct rt_plan_func caller = { 0 };
+	size_t first = p->probes.n;
 
 	for (size_t i = 0; i < rt_inlined_nsites(p->inl); i++) {
 		const struct rt_inlined_site *s = rt_inlined_site(p->inl, i);
@@ -488,6 +617,9 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 		if (p->inl_fn_id[s->fn] == RT_FUNC_NONE)
 			continue;
 		if (s->caller && s->caller != decoded) {
+			if (decoded && !caller.why)
+				plan_instances(p, decoded, insns, first);
+			first = p->probes.n;
 			caller = (struct rt_plan_func){ .fn = s->caller };
 			decode_func(syms, s->caller, p->bias, insns, &caller);
 			decoded = s->caller;
@@ -495,6 +627,8 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 		add_instance(p, s, insns,
 			     s->caller ? caller.why : RT_REFUSE_NO_CODE);
 	}
+	if (decoded && !caller.why)
+		plan_instances(p, decoded, insns, first);
 	/* an inlined-only function none of whose instances could be
 	 * probed is refused, with the first instance's reason */
 	vec_for_each(&p->funcs, pf) {
@@ -529,12 +663,17 @@ static void merge_instances(struct rt_plan *p)
 				base->kinds = 0;
 			}
 			if (!(base->kinds & RT_PROBE_INLINED)) {
+				/* the site's jump, if any, records the calls
+				 * too; a tiny function's region records its
+				 * entry and exit only */
+				if (base->joined || base->patch_join) {
+					base->patch_len = 0;
+					base->joined = false;
+					base->inline_why = RT_INLINE_INLINED;
+				}
 				base->kinds |= RT_PROBE_INLINED;
 				base->inl_at = p->inl_ids.n;
 				base->ninl = 0;
-				base->patch_len = 0;
-				base->joined = false;
-				base->inline_why = RT_INLINE_INLINED;
 			}
 			vec_push(&p->inl_ids, pr->func);
 			base->ninl++;
@@ -546,8 +685,10 @@ static void merge_instances(struct rt_plan *p)
 	p->probes.n = p->insns.n = out;
 }
 
-/* A jump patched over an instance's entry would hide its breakpoint (or
- * be torn by it): such a site keeps a breakpoint.  Probes sorted. */
+/* A jump patched over an instance's entry, other than the jump of the
+ * site there (whose trampoline records the calls), would hide its
+ * breakpoint (or be torn by it): such a site keeps a breakpoint.  Probes
+ * sorted. */
 static void guard_patches(struct rt_plan *p)
 {
 	size_t j = 0;
@@ -564,7 +705,7 @@ static void guard_patches(struct rt_plan *p)
 		     k++) {
 			struct rt_probe *q = &p->probes.v[k];
 
-			if (q->patch_len && pr->addr >= q->patch_lo &&
+			if (q != pr && q->patch_len && pr->addr >= q->patch_lo &&
 			    pr->addr < q->patch_lo + q->patch_len) {
 				q->patch_len = 0;
 				q->inline_why = RT_INLINE_INLINED;
@@ -880,8 +1021,13 @@ static void place_tramps(struct rt_plan *p)
 
 		if (!pr->patch_len)
 			continue;
-		if (rt_patch_tramp(pr, &insns, &t)) {
-			pr->inline_why = RT_INLINE_INSN;
+		size_t ninl;
+		const uint32_t *inl = rt_plan_inlined_ids(p, pr, &ninl);
+		int err = rt_patch_tramp(pr, inl, ninl, &insns, &t);
+
+		if (err) {
+			pr->inline_why = err == -E2BIG ? RT_INLINE_INLINED
+						       : RT_INLINE_INSN;
 		} else if (rt_arch_tramp_build(&t, at, p->recorder,
 					       p->code.v + p->code.n, &len) ||
 			   !rt_arch_patch_jump(pr->relay_lo ? pr->relay_lo

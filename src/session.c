@@ -344,6 +344,25 @@ static void list_breakpoints(const struct rt_plan *plan,
 	}
 }
 
+/* How the entry of inlined instance @pi is probed: a jump, or a
+ * breakpoint and why (with the inline engine). */
+static const char *how_probed(const struct rt_plan *plan,
+			      const struct rt_plan_inlined *pi)
+{
+	static char buf[96];
+	const struct rt_probe *pr = rt_plan_lookup(plan, pi->addr);
+
+	if (!pr)
+		return "breakpoint";
+	if (rt_probe_inline(pr))
+		return "jump";
+	if (pr->inline_why == RT_INLINE_OFF)
+		return "breakpoint";
+	snprintf(buf, sizeof(buf), "breakpoint (%s)",
+		 rt_inline_why_str(pr->inline_why));
+	return buf;
+}
+
 /* Each inlined instance of the function: the caller, the call's source
  * line, the entry address and how it is probed. */
 static void list_inlined(const struct rt_plan *plan,
@@ -360,7 +379,7 @@ static void list_inlined(const struct rt_plan *plan,
 		if (s->call_file)
 			printf(" (%s:%u)", s->call_file, s->call_line);
 		printf(" at %#llx: %s\n", (unsigned long long)pi->addr,
-		       pi->why ? rt_refusal_str(pi->why) : "breakpoint");
+		       pi->why ? rt_refusal_str(pi->why) : how_probed(plan, pi));
 	}
 }
 

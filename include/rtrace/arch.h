@@ -293,10 +293,12 @@ struct rt_tramp_rec {
  * of a tiny function, between its entry and its exit), then @post (the
  * displaced code at an entry, or the return or jump of an exit); then it
  * jumps to @back unless @post left. */
+#define RT_TRAMP_REC_MAX 6
+
 struct rt_tramp_spec {
 	const struct rt_insn *pre;
 	size_t npre;
-	struct rt_tramp_rec rec[2];
+	struct rt_tramp_rec rec[RT_TRAMP_REC_MAX];
 	size_t nrec;
 	const struct rt_insn *mid;
 	size_t nmid;

@@ -48,6 +48,8 @@ struct rt_patch_func {
 					* table whose targets are in @marks */
 	rt_patch_claims *claims;       /* may be NULL: then no relay goes
 					* into another function's padding */
+	bool jumps_only;               /* no relays: a site is a jump over
+					* its own bytes or a breakpoint */
 };
 
 /* Decides, for the @n probes of function @f (in address order), which
@@ -60,9 +62,13 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n);
 
 /* The trampoline of patched probe @pr: its instructions are decoded into
- * @insns (the caller's, reused) and @out points into it.  0, or -EILSEQ
- * when the saved bytes do not decode as they did. */
-int rt_patch_tramp(const struct rt_probe *pr, rt_insn_vec *insns,
-		   struct rt_tramp_spec *out);
+ * @insns (the caller's, reused) and @out points into it.  The @ninl
+ * inlined calls @inl that begin at the site (RT_PROBE_INLINED) are
+ * recorded as the breakpoint records them: after the function's own
+ * entry, before its exit.  0, -EILSEQ when the saved bytes do not decode
+ * as they did, or -E2BIG when the trampoline cannot record them all
+ * (too many, or recorded only when a branch is taken). */
+int rt_patch_tramp(const struct rt_probe *pr, const uint32_t *inl,
+		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out);
 
 #endif

@@ -107,7 +107,7 @@ static int tramp(const struct fn *f, size_t i, cs_insn **out, size_t *n)
 	struct rt_tramp_spec t;
 	uint8_t buf[RT_ARCH_TRAMP_MAX];
 	size_t len;
-	int err = rt_patch_tramp(&f->probes[i], &moved, &t);
+	int err = rt_patch_tramp(&f->probes[i], NULL, 0, &moved, &t);
 
 	if (!err && rt_arch_tramp_build(&t, TRAMP, RECORDER, buf, &len))
 		err = -ERANGE;
@@ -821,6 +821,229 @@ TEST_CASE(relay_avoids_where_a_branch_lands)
 	TEST_EQ(plan(&f, code, sizeof(code), marks, 1, true), 0);
 	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
 	TEST_EQ(f.probes[1].relay_lo, LO + 0xb);  /* not 9, over 0xa */
+	vec_free(&f.insns);
+}
+
+/* ---- entries of inlined calls, in the middle of their caller ---------- */
+
+#define INL_ID 11
+
+/* Decodes @code as plan() does, adds an inlined call's entry at each of
+ * @at (offsets, ascending) and plans those alone, the caller's own sites
+ * being obstacles, as probes.c plans a caller's instances. */
+static int plan_inlined(struct fn *f, const uint8_t *code, size_t len,
+			const size_t *at, size_t nat)
+{
+	struct rt_probe own[8];
+	size_t nown, i = 0, j = 0;
+	struct rt_patch_func pf;
+
+	if (plan(f, code, len, NULL, 0, true))
+		return -EILSEQ;
+	nown = f->n;
+	memcpy(own, f->probes, sizeof(own));
+	f->n = 0;
+	while ((i < nown || j < nat) && f->n < 8) {
+		if (j == nat || (i < nown && own[i].addr < LO + at[j])) {
+			f->probes[f->n++] = own[i++];
+			continue;
+		}
+		f->probes[f->n++] = (struct rt_probe){
+			.addr = LO + at[j++], .func = INL_ID,
+			.kinds = RT_PROBE_INLINED, .role = RT_ROLE_TRACED,
+			.func_lo = LO, .func_hi = LO + len };
+	}
+	pf = (struct rt_patch_func){
+		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = LO + len,
+		.kinds = RT_PROBE_INLINED, .read_after = read_after, .ctx = f,
+		.tables_known = true, .jumps_only = true };
+	rt_patch_plan(&pf, f->probes, f->n);
+	return 0;
+}
+
+/* The index of the probe at LO + @off. */
+static size_t probe_at(const struct fn *f, size_t off)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->probes[i].addr == LO + off)
+			return i;
+	return f->n;
+}
+
+/* The inlined call's recording: its id, an entry, flagged inlined, the
+ * site's address as its value (the recorder's tail call carries it). */
+static bool records_inlined(const cs_insn *ci, const struct rt_recorder *r,
+			    uint32_t id, rt_raddr site)
+{
+	char word[64], value[64], target[32];
+
+	snprintf(word, sizeof(word), "rdi, 0x%llx",
+		 (unsigned long long)(id | (uint64_t)RT_EV_ENTRY << 32 |
+				      (uint64_t)(RT_EVF_INLINE |
+						 RT_EVF_INLINED) << 40));
+	snprintf(value, sizeof(value), "rsi, 0x%llx", (unsigned long long)site);
+	snprintf(target, sizeof(target), "0x%llx",
+		 (unsigned long long)(RECORDER + r->call[RT_REC_TAIL]));
+	return is(&ci[0], "push", "rdi") && is(&ci[1], "push", "rsi") &&
+	       is(&ci[2], "movabs", value) && is(&ci[3], "movabs", word) &&
+	       is(&ci[4], "call", target) && is(&ci[5], "pop", "rsi") &&
+	       is(&ci[6], "pop", "rdi");
+}
+
+/* The trampoline of probe @i with inlined calls @inl beginning there. */
+static int tramp_inl(const struct fn *f, size_t i, const uint32_t *inl,
+		     size_t ninl, cs_insn **out, size_t *n)
+{
+	rt_insn_vec moved = { 0 };
+	struct rt_tramp_spec t;
+	uint8_t buf[RT_ARCH_TRAMP_MAX];
+	size_t len;
+	int err = rt_patch_tramp(&f->probes[i], inl, ninl, &moved, &t);
+
+	if (!err && rt_arch_tramp_build(&t, TRAMP, RECORDER, buf, &len))
+		err = -ERANGE;
+	vec_free(&moved);
+	if (err)
+		return err;
+	if (!cs && cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK)
+		return -ENOTSUP;
+	*n = cs_disasm(cs, buf, len, TRAMP, 0, out);
+	return *n ? 0 : -EILSEQ;
+}
+
+/* Two nested calls inlined at one place mid-function: the straight-line
+ * code from there moves to a trampoline that records both, outermost
+ * first; the caller's own sites are left to its own plan. */
+TEST_CASE(inlined_entry_mid_function_is_patched)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x89, 0xfb,                    /* 1: mov ebx, edi */
+		0x8d, 0x47, 0x01,              /* 3: lea eax, [rdi + 1] */
+		0x0f, 0xaf, 0xc0,              /* 6: imul eax, eax */
+		0x01, 0xd8,                    /* 9: add eax, ebx */
+		0x5b,                          /* 11: pop rbx */
+		0xc3,                          /* 12: ret */
+		0xcc, 0xcc, 0xcc,
+	};
+	static const size_t at[] = { 3 };
+	static const uint32_t ids[] = { INL_ID, INL_ID + 1 };
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n, k;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 3);
+	TEST_TRUE(k < f.n);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[k].patch_lo, LO + 3);
+	TEST_EQ(f.probes[k].patch_len, 6);   /* lea, imul */
+	TEST_EQ(f.probes[k].patch_code, 6);
+	TEST_EQ(f.probes[k].patch_how, RT_PATCH_JUMP);
+	TEST_EQ(f.probes[k].relay_lo, 0);
+	/* the caller's entry and return: not this plan's */
+	TEST_EQ(f.probes[probe_at(&f, 0)].patch_len, 0);
+	TEST_EQ(f.probes[probe_at(&f, 12)].patch_len, 0);
+
+	TEST_EQ(tramp_inl(&f, k, ids, 2, &ci, &n), 0);
+	TEST_EQ(n, 17);
+	TEST_TRUE(records_inlined(ci, r, INL_ID, LO + 3));
+	TEST_TRUE(records_inlined(ci + 7, r, INL_ID + 1, LO + 3));
+	TEST_TRUE(is(&ci[14], "lea", "eax, [rdi + 1]"));
+	TEST_TRUE(is(&ci[15], "imul", "eax, eax"));
+	TEST_TRUE(is(&ci[16], "jmp", "0x555555561009"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A loop whose top is the inlined call's entry: the branch back lands at
+ * the region's first byte, which leads to the same instructions. */
+TEST_CASE(inlined_entry_where_a_branch_lands_is_patched)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x89, 0xfb,                    /* 1: mov ebx, edi */
+		0x8d, 0x47, 0x01,              /* 3: lea eax, [rdi + 1] */
+		0x0f, 0xaf, 0xc0,              /* 6: imul eax, eax */
+		0x01, 0xd8,                    /* 9: add eax, ebx */
+		0x83, 0xf8, 0x64,              /* 11: cmp eax, 100 */
+		0x7c, 0xf3,                    /* 14: jl 3 */
+		0x5b,                          /* 16: pop rbx */
+		0xc3,                          /* 17: ret */
+	};
+	static const size_t at[] = { 3 };
+	struct fn f = { 0 };
+	size_t k;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 3);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[k].patch_len, 6);
+	vec_free(&f.insns);
+}
+
+/* A branch landing past the entry, inside the bytes a jump would
+ * replace, keeps the breakpoint; so does an entry followed too soon by
+ * an instruction that cannot move (the caller's return). */
+TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x89, 0xfb,                    /* 1: mov ebx, edi */
+		0x8d, 0x47, 0x01,              /* 3: lea eax, [rdi + 1] */
+		0x0f, 0xaf, 0xc0,              /* 6: imul eax, eax */
+		0x01, 0xd8,                    /* 9: add eax, ebx */
+		0x83, 0xf8, 0x64,              /* 11: cmp eax, 100 */
+		0x7c, 0xf6,                    /* 14: jl 6 */
+		0x5b,                          /* 16: pop rbx */
+		0xc3,                          /* 17: ret */
+	};
+	static const uint8_t ret[] = {
+		0x53,                          /* 0: push rbx */
+		0x8d, 0x47, 0x01,              /* 1: lea eax, [rdi + 1] */
+		0x5b,                          /* 4: pop rbx */
+		0xc3,                          /* 5: ret */
+		0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	static const size_t at[] = { 3 }, at_ret[] = { 1 };
+	struct fn f = { 0 };
+	size_t k;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 3);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_TARGET);
+	TEST_EQ(f.probes[k].patch_len, 0);
+
+	TEST_EQ(plan_inlined(&f, ret, sizeof(ret), at_ret, 1), 0);
+	k = probe_at(&f, 1);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_INSN);
+	TEST_EQ(f.probes[k].patch_len, 0);
+	vec_free(&f.insns);
+}
+
+/* An inlined call that begins at the caller's entry: the entry's
+ * trampoline records the caller's entry, then the call, as a breakpoint
+ * there does; at a conditional tail jump (recorded only when taken) it
+ * cannot. */
+TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
+{
+	static const uint32_t ids[] = { INL_ID };
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t n;
+
+	PLAN(f, 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10, 0xb8, 1, 0,
+	     0, 0, 0x48, 0x83, 0xc4, 0x10, 0x5d, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc,
+	     0xcc);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
+	TEST_EQ(tramp_inl(&f, 0, ids, 1, &ci, &n), 0);
+	TEST_EQ(n, 4 + 7 + 4);
+	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
+	TEST_TRUE(records_inlined(ci + 4, r, INL_ID, LO));
+	TEST_TRUE(is(&ci[11], "push", "rbp"));
+	cs_free(ci, n);
 	vec_free(&f.insns);
 }
 
