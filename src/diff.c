@@ -372,7 +372,9 @@ int rt_diff_main(const struct rt_opts *o, FILE *out)
 		err = open_side(&b, o->argv[1], o);
 	if (!err) {
 		bool timed = has_times(a.rep) && has_times(b.rep);
-		size_t n = cut_and_sort(v, join(&a, &b, &v), o, timed);
+		size_t n = join(&a, &b, &v);
+
+		n = cut_and_sort(v, n, o, timed);
 
 		write_out(out, o, &a, &b, v, n, timed);
 	}
