@@ -11,6 +11,7 @@
  * selected what was traced, so there every view shows all of it.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -163,12 +164,17 @@ static FILE *open_output(const char *path)
 	return f;
 }
 
+/* A writer that saw the stream fail says -EIO, the stream's error flag
+ * having kept no cause; the last flush, which fails the same way (a full
+ * disk is still full), gives the cause. */
 static int close_output(FILE *f, const char *path, int err)
 {
+	bool unsaid = !err || err == -EIO;
+
 	if (f == stdout || f == stderr) {
-		if (fflush(f) && !err)
+		if (fflush(f) && unsaid)
 			err = -errno;
-	} else if (fclose(f) && !err) {
+	} else if (fclose(f) && unsaid) {
 		err = -errno;
 	}
 	if (err == -EIO || err == -ENOSPC)

@@ -282,6 +282,10 @@ def scenario_output_full(cx):
     return ["report", cx.log()], {}, {"stdout": "/dev/full"}
 
 
+def scenario_export_full(cx):
+    return ["export", "--format", "html", "-o", "/dev/full", cx.log()], {}
+
+
 def scenario_too_many_files(cx):
     def limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (5, 5))
