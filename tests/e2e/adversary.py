@@ -62,10 +62,10 @@ def row(name, ok, detail=""):
         FAILED.append(name)
 
 
-def build(args, opt):
+def build(args, opt, fixture="adversary"):
     b = runtest.Build(opt, False)
     os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, "adversary", b)
+    runtest.build_fixture(args, fixture, b)
     if b.error:
         raise RuntimeError(b.error)
     return b.exe

@@ -44,7 +44,6 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import adversary  # noqa: E402  (nobody: who may run what)
 import attach as attach_driver  # noqa: E402  (its Program driver)
-import runtest  # noqa: E402  (its fixture builds)
 
 FAILED = []
 ENGINES = ([], ["--engine", "trap"])
@@ -56,15 +55,6 @@ def row(name, ok, detail=""):
     print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
     if not ok:
         FAILED.append(name)
-
-
-def build(args, opt):
-    b = runtest.Build(opt, False)
-    os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, "sigtrap", b)
-    if b.error:
-        raise RuntimeError(b.error)
-    return b.exe
 
 
 def counts(out):
@@ -182,7 +172,7 @@ def main():
     for a in ("rtrace", "fixtures", "build"):
         setattr(args, a, os.path.abspath(getattr(args, a)))
     for opt in ("0", "3"):
-        exe = build(args, opt)
+        exe = adversary.build(args, opt, "sigtrap")
         tmp = tempfile.mkdtemp(prefix="rtrace-sigtrap.")
         try:
             tag = "O%s " % opt
