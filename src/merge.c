@@ -86,15 +86,59 @@ static int open_logs(struct merged *m, const struct rt_opts *o,
 			return -EINVAL;
 		}
 	}
-	for (size_t i = 1; i < n; i++) {
-		if (m->reps[i]->mode == m->reps[0]->mode)
-			continue;
-		pr_err("%s and %s were recorded in different modes (--count, "
-		       "--coverage or neither): their figures do not add up",
-		       paths[0], paths[i]);
-		return -EINVAL;
-	}
 	return 0;
+}
+
+/* The mode every log can give: times only when all have them, counts
+ * only when none holds first calls alone.  The enum runs from the most
+ * to the least a log records. */
+static enum rt_report_mode common_mode(const struct merged *m,
+				       const char **weakest)
+{
+	enum rt_report_mode mode = RT_REPORT_TIMES;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (m->reps[i]->mode > mode) {
+			mode = m->reps[i]->mode;
+			*weakest = m->reps[i]->log_path;
+		}
+	return mode;
+}
+
+/* A row of a log recorded with more than @mode, as @mode records it:
+ * calls without times, or, for coverage, whether the function ran. */
+static void lower_row(struct rt_fstats *st, enum rt_report_mode mode)
+{
+	uint64_t calls = st->calls, inlined = st->inlined;
+
+	memset(st, 0, sizeof(*st));
+	st->calls = mode == RT_REPORT_COVERAGE ? calls != 0 : calls;
+	st->inlined = mode == RT_REPORT_COVERAGE ? 0 : inlined;
+}
+
+/* Logs recorded in different modes add up in the least of them; the
+ * note says which log decided it and what was left out. */
+static void lower_modes(struct merged *m)
+{
+	const char *weakest = NULL;
+	bool mixed = false;
+
+	m->out.mode = common_mode(m, &weakest);
+	for (size_t i = 0; i < m->n; i++) {
+		struct rt_report *r = m->reps[i];
+
+		if (r->mode == m->out.mode)
+			continue;
+		mixed = true;
+		for (size_t j = 0; j < r->nrows; j++)
+			lower_row(&r->rows[j].st, m->out.mode);
+	}
+	if (mixed)
+		pr_warn("%s was recorded with %s: the merged report gives %s",
+			weakest, m->out.mode == RT_REPORT_COUNT ? "--count" :
+			"--coverage", m->out.mode == RT_REPORT_COUNT ?
+			"counts only, no times" :
+			"which functions ran, no counts");
 }
 
 static uint64_t wall_of(const struct rt_report *rep)
@@ -175,7 +219,6 @@ static void merge_header(struct merged *m)
 	m->out.info = &m->info;
 	m->out.end = cut ? NULL : &m->end;
 	m->out.cut = cut;
-	m->out.mode = m->reps[0]->mode;
 }
 
 /* The key of test @name in the merged list of tests, added when new. */
@@ -323,6 +366,7 @@ int rt_merge_report(const struct rt_opts *o, char *const *paths, size_t n,
 	err = open_logs(&m, o, paths, n);
 	if (!err) {
 		m.out.by = o->by == RT_BY_TEST ? RT_BY_TEST : RT_BY_NONE;
+		lower_modes(&m);
 		merge_header(&m);
 		collect_rows(&m);
 		fold_rows(&m.out);
