@@ -7,6 +7,7 @@
  *
  *   main.c     options, the flow, exit status
  *   build.c    cargo with JSON messages: the executables it produced
+ *   passthru.c rtrace's own options, passed on
  *   trace.c    rtrace on each executable, then the merged report
  */
 #ifndef CARGO_RTRACE_H
@@ -28,7 +29,9 @@ struct crt_opts {
 	struct crt_argv cargo_args;    /* for cargo, in the user's order */
 	struct crt_argv prog_args;     /* after --, for each program */
 	struct crt_argv globs;         /* -f; empty: the default */
-	struct crt_argv rtrace_args;   /* -e, --count, --by... as given */
+	struct crt_argv rtrace_args;   /* -e, --count, --mem... as given */
+	struct crt_argv report_args;   /* --sort, --format...: the merged
+					* report's too */
 	const char *by;                /* --by, or NULL */
 	const char *log_dir;           /* --log-dir, or NULL: TARGET/rtrace */
 	const char *cargo;             /* the cargo program to run */
@@ -69,6 +72,13 @@ void crt_build_free(struct crt_build *b);
  * are several.  Returns the first non-zero exit status of a traced program
  * (or of rtrace), else 0. */
 int crt_trace_all(const struct crt_opts *o, const struct crt_build *b);
+
+/* Takes rtrace's option at argv[*i] (and its value, moving *i past it)
+ * into @o's rtrace_args (and report_args for the report's options).
+ * Returns 1 when taken, 0 when it is not rtrace's (cargo's, then), or
+ * -2 after one line on stderr for an option that does not fit. */
+int crt_take_rtrace_option(struct crt_opts *o, char **argv, int argc,
+			   int *i);
 
 /* Runs @argv (argv[0] searched in PATH) in directory @cwd (NULL: this
  * one) with standard output on @out_fd and standard error on @err_fd (-1:

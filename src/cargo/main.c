@@ -36,11 +36,19 @@ static const char help_text[] =
 "                       Default: the executable's crate and its package's\n"
 "                       library, 'CRATE::*'\n"
 "  -e, --exclude=GLOB   do not trace the functions matching GLOB\n"
-"      --count          count calls only (no times, half the stops)\n"
 "      --by=WHAT        a table per test, thread, process or none;\n"
 "                       default: per test for test, else none\n"
-"      --log-dir=DIR    write the logs in DIR (default TARGET/rtrace)\n"
+"      --log-dir=DIR    write the logs in DIR (default TARGET/rtrace); the\n"
+"                       previous run's log of each executable moves to\n"
+"                       DIR/prev/, for rtrace diff\n"
 "  -h, --help           show this help\n"
+"\n"
+"Every other option of rtrace goes to each rtrace run (--count, --mem,\n"
+"--stack=N, --engine=E, -x FILE, --stats...; see rtrace --help), and the\n"
+"report's (--sort, --format, --limit, --min-total, --instances,\n"
+"--raw-times, --color) to the merged report too.  -q and -v are cargo's;\n"
+"--color goes to both.  -o, -p, -l and -i do not fit: each executable\n"
+"has its own log.\n"
 "\n"
 "Environment: CARGO (the cargo to run), RTRACE (the rtrace to run;\n"
 "default: the one installed beside cargo-rtrace, else from PATH).\n"
@@ -139,8 +147,6 @@ static bool take_option(struct crt_opts *o, char **argv, int argc, int *i,
 		o->by = v;
 	} else if ((v = opt_value(argv, argc, i, "log-dir", 0, missing))) {
 		o->log_dir = v;
-	} else if (strcmp(a, "--count") == 0) {
-		crt_argv_push(&o->rtrace_args, "--count");
 	} else {
 		return false;
 	}
@@ -186,6 +192,7 @@ static int parse_args(struct crt_opts *o, int argc, char **argv)
 		return 2;
 	for (; i < argc; i++) {
 		bool missing = false;
+		int taken;
 
 		if (strcmp(argv[i], "--") == 0) {
 			while (++i < argc)
@@ -200,6 +207,11 @@ static int parse_args(struct crt_opts *o, int argc, char **argv)
 			continue;
 		if (missing)
 			return usage("option '%s' needs a value", argv[i]);
+		taken = crt_take_rtrace_option(o, argv, argc, &i);
+		if (taken < 0)
+			return -taken;
+		if (taken)
+			continue;
 		crt_argv_push(&o->cargo_args, argv[i]);
 	}
 	return 0;
@@ -288,6 +300,7 @@ static void opts_free(struct crt_opts *o)
 	crt_argv_free(&o->prog_args);
 	crt_argv_free(&o->globs);
 	crt_argv_free(&o->rtrace_args);
+	crt_argv_free(&o->report_args);
 }
 
 int main(int argc, char **argv)

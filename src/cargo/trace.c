@@ -56,6 +56,48 @@ static char *log_path(const struct crt_opts *o, const struct crt_exe *e)
 	return path;
 }
 
+/* DIR/prev/NAME.data: the log of the run before, for `rtrace diff`;
+ * in a folder of its own, so that the *.data files of DIR are this
+ * run's logs only. */
+static char *prev_path(const char *log)
+{
+	const char *slash = strrchr(log, '/');
+
+	return xasprintf("%.*sprev/%s", (int)(slash ? slash + 1 - log : 0),
+			 log, slash ? slash + 1 : log);
+}
+
+/* An old run's log is not this run's: it moves aside, one run deep. */
+static void keep_previous(const char *log)
+{
+	char *prev = prev_path(log), *dir = xstrdup(prev);
+	char *cut = strrchr(dir, '/');
+
+	if (cut)
+		*cut = '\0';
+	if (access(log, F_OK) == 0 &&
+	    ((mkdir(dir, 0777) && errno != EEXIST) || rename(log, prev))) {
+		fprintf(stderr, "cargo-rtrace: cannot keep %s as %s: %s\n",
+			log, prev, strerror(errno));
+		unlink(log);
+	}
+	free(dir);
+	free(prev);
+}
+
+/* Which log is which test target's, and what to compare it with. */
+static void say_log(const struct crt_exe *e, const char *log)
+{
+	char *prev = prev_path(log);
+
+	if (access(prev, R_OK) == 0)
+		fprintf(stderr, "cargo-rtrace: %s: log %s (the previous run's: "
+			"rtrace diff %s %s)\n", e->what, log, prev, log);
+	else
+		fprintf(stderr, "cargo-rtrace: %s: log %s\n", e->what, log);
+	free(prev);
+}
+
 /* Whether @glob selects a function of @exe: `rtrace -l` says so. */
 static bool selects(const struct crt_opts *o, const char *exe,
 		    const char *glob)
@@ -144,6 +186,8 @@ static int report_all(const struct crt_opts *o, const struct crt_argv *logs)
 	crt_argv_push(&a, o->rtrace);
 	crt_argv_push(&a, "report");
 	add_by(o, &a);
+	for (size_t i = 0; i < o->report_args.n; i++)
+		crt_argv_push(&a, o->report_args.v[i]);
 	crt_argv_push(&a, "--");
 	for (size_t i = 0; i < logs->n; i++)
 		crt_argv_push(&a, logs->v[i]);
@@ -163,13 +207,15 @@ int crt_trace_all(const struct crt_opts *o, const struct crt_build *b)
 		char *log = log_path(o, &b->exes[i]);
 		int status;
 
-		unlink(log);	/* an old run's log is not this run's */
+		keep_previous(log);
 		status = trace_one(o, &b->exes[i], log);
 
 		if (status && !first)
 			first = status;
-		if (access(log, R_OK) == 0)
+		if (access(log, R_OK) == 0) {
+			say_log(&b->exes[i], log);
 			crt_argv_push(&logs, log);
+		}
 		free(log);
 	}
 	if (logs.n > 1) {

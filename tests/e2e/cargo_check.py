@@ -138,6 +138,34 @@ def check_run(opts, crate, env):
         logs, "wordcount.data"))["functions"])
     got.pop("arg", None)    # main's helper: not the library
     compare("cargo rtrace run -- 120", got, want)
+    check_rerun(opts, crate, env, logs, want)
+
+
+def check_rerun(opts, crate, env, logs, want):
+    """A second run passes rtrace's own options through, keeps the first
+    run's log in prev/ and says how to compare the two."""
+    log = os.path.join(logs, "wordcount.data")
+    prev = os.path.join(logs, "prev", "wordcount.data")
+    r = cargo_rtrace(opts, crate, "run", "--log-dir", logs, "--stats",
+                     "--sort", "calls", "--count", "--", "120", env=env)
+    if r.returncode or "stats: " not in r.stderr or \
+            f"rtrace diff {prev} {log}" not in r.stderr:
+        FAILS.append(f"cargo rtrace run --stats --sort calls --count: "
+                     f"status {r.returncode}\n{r.stderr[-3000:]}")
+        return
+    now = report(opts.rtrace, log)
+    if now.get("mode") != "count":
+        FAILS.append(f"--count not passed on: mode {now.get('mode')}")
+    got = crate_calls(now["functions"])
+    got.pop("arg", None)
+    compare("second run, --count", got, want)
+    got = crate_calls(report(opts.rtrace, prev)["functions"])
+    got.pop("arg", None)
+    compare("the previous run's log", got, want)
+    r = cargo_rtrace(opts, crate, "run", "-o", "x.data", env=env)
+    if r.returncode != 2 or r.stderr.count("\n") != 1:
+        FAILS.append(f"cargo rtrace run -o: status {r.returncode}, "
+                     f"{r.stderr!r}")
 
 
 def check_bench(opts, crate, env):
