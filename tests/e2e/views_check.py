@@ -57,6 +57,7 @@ import decimal
 import json
 import os
 import shutil
+import re
 import subprocess
 import sys
 import tempfile
@@ -291,6 +292,36 @@ def check_replay(t, case, opts, log, rep):
     t.row(case, "replay: one line per call", opened + leaves == want, want,
           opened + leaves)
     t.row(case, "replay: every block closed", opened == closed, opened, closed)
+    check_replay_min_total(t, case, opts, log)
+
+
+# time (14), duration (11), tid (9), two spaces; then the indentation (a
+# depth in brackets past its cap), the name, and "() {" or "();"
+REPLAY_CALL = re.compile(r"^.{36}\s*(?:\[\d+\] )?(.*?)\(\)( \{|;)")
+
+
+def check_replay_min_total(t, case, opts, log):
+    """replay --min-total T: the calls of at least T, as the chrome export
+    times them, each once, with their blocks closed."""
+    calls = [e for e in chrome_events(opts, log) if e.get("ph") == "X"]
+    totals = sorted(int(e["args"]["total_ns"]) for e in calls)
+    if not totals:
+        return
+    cut = max(totals[len(totals) // 2], 1)
+    lines = [l for l in rtrace(opts, "replay", "--min-total", f"{cut}ns",
+                               log).decode().splitlines()
+             if not l.startswith("#")]
+    got = collections.Counter(m.group(1) for m in map(REPLAY_CALL.match,
+                                                       lines) if m)
+    want = collections.Counter(e["name"] for e in calls
+                               if int(e["args"]["total_ns"]) >= cut)
+    compare(t, case, f"replay --min-total {cut}ns: the calls that long",
+            want, got)
+    opened = sum(bool(m) and m.group(2) == " {"
+                 for m in map(REPLAY_CALL.match, lines))
+    closed = sum("} /* " in l for l in lines)
+    t.row(case, "replay --min-total: every block closed", opened == closed,
+          opened, closed)
 
 
 def check_live(t, case, opts, exe, fixture, args, tmp):
