@@ -12,6 +12,7 @@
 #define PR_FMT "cli"
 #define PR_DOMAIN RT_DOM_CLI
 #include "rtrace/cli.h"
+#include "rtrace/helptopic.h"
 #include "rtrace/diff.h"
 #include "rtrace/log.h"
 #include "rtrace/merge.h"
@@ -230,7 +231,8 @@ static const char help_text[] =
 "  -q, --quiet          no summary line; errors and warnings only\n"
 "  -v, --verbose        say more (-vv: debug messages of every module)\n"
 "      --debug=LIST     debug messages of some modules, e.g. tracer,probes\n"
-"  -h, --help           show this help\n"
+"  -h, --help           show this help; after a command (report --help):\n"
+"                       that command's options only\n"
 "  -V, --version        show the version\n"
 "\n"
 "Examples:\n"
@@ -260,9 +262,10 @@ static const char help_text[] =
 "  -x and -i: 0 every expect held, 1 an expect failed or a command could\n"
 "  not run, 2 a bad script or the program could not be started.\n";
 
-void rt_cli_help(FILE *out)
+void rt_cli_help(FILE *out, const char *command)
 {
-	fputs(help_text, out);
+	if (!command || !rt_help_topic(out, help_text, command))
+		fputs(help_text, out);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -496,6 +499,8 @@ int rt_cli_parse(int argc, char **argv, struct rt_opts *o)
 	o->argc = argc - optind;
 	if (listing && o->cmd != RT_CMD_HELP && o->cmd != RT_CMD_VERSION)
 		o->cmd = RT_CMD_LIST;
+	if (o->cmd == RT_CMD_HELP && first == 2)
+		o->help_topic = argv[1];
 	return check_operands(o);
 }
 

@@ -41,7 +41,7 @@ int main(int argc, char **argv)
 	}
 	switch (o.cmd) {
 	case RT_CMD_HELP:
-		rt_cli_help(stdout);
+		rt_cli_help(stdout, o.help_topic);
 		code = RT_EXIT_OK;
 		break;
 	case RT_CMD_VERSION:

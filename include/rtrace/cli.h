@@ -14,8 +14,10 @@
  * problem and a pointer to --help. */
 int rt_cli_parse(int argc, char **argv, struct rt_opts *o);
 
-/* Prints the complete help text. */
-void rt_cli_help(FILE *out);
+/* Prints the help of @command ("report"...: its usage, its options, its
+ * examples), or the complete help text when @command is NULL or has no
+ * help of its own. */
+void rt_cli_help(FILE *out, const char *command);
 
 /* The long name of option @i (from 0, "function", "stack"...), or NULL
  * past the last; static strings (for `set` and its completion). */

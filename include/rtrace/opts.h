@@ -118,6 +118,7 @@ struct rt_opts {
 	rt_str_vec stop_at;        /* break/on patterns: their functions keep
 				    * breakpoints, whatever the engine */
 	const struct rt_session_hooks *hooks;  /* NULL outside scripts */
+	const char *help_topic;    /* COMMAND --help: that command's help */
 };
 
 /* Sets the defaults that are not zero. */
