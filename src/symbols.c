@@ -565,8 +565,89 @@ void rt_symbols_text_range(const struct rt_symbols *s, rt_raddr *lo,
 		*lo = *hi = 0;
 }
 
+/* A function whose declaration is looked for, by the unit holding it. */
+struct decl_want {
+	Dwarf_Off cu;
+	Dwarf_Addr pc;            /* in the DWARF's addresses */
+	struct rt_func *f;
+};
+
+static int cmp_decl_want(const void *a, const void *b)
+{
+	const struct decl_want *x = a, *y = b;
+
+	if (x->cu != y->cu)
+		return x->cu < y->cu ? -1 : 1;
+	return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+struct decl_unit {
+	struct decl_want *w;      /* one unit's, sorted by pc */
+	size_t n;
+};
+
+/* A subprogram of the unit: the declaration of a wanted function when
+ * it starts at its address. */
+static int take_decl(Dwarf_Die *die, void *arg)
+{
+	struct decl_unit *u = arg;
+	struct decl_want key = { .cu = u->w[0].cu }, *hit;
+	const char *file;
+	int line = 0;
+
+	if (dwarf_lowpc(die, &key.pc) != 0)
+		return DWARF_CB_OK;
+	hit = bsearch(&key, u->w, u->n, sizeof(*u->w), cmp_decl_want);
+	file = hit ? dwarf_decl_file(die) : NULL;
+	if (file && !hit->f->file && dwarf_decl_line(die, &line) == 0) {
+		hit->f->file = xstrdup(file);
+		hit->f->line = line;
+	}
+	return DWARF_CB_OK;
+}
+
+/*
+ * Where each wanted function is declared: its DW_TAG_subprogram's
+ * DW_AT_decl_file and decl_line.  At -O3 the first row of the line table
+ * at a function's address is often code inlined into it (a line of
+ * core/src/sync/atomic.rs), not the function.  dwarf_getfuncs() walks a
+ * unit once for all its wanted functions (namespaces included).
+ */
+static void load_decls(struct rt_symbols *s, const bool *want)
+{
+	struct decl_want *w = xcalloc(s->funcs.n + 1, sizeof(*w));
+	Dwarf_Addr bias = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->funcs.n; i++) {
+		struct rt_func *f = &s->funcs.v[i];
+		Dwarf_Die *cu;
+
+		if (!want[i] || f->file)
+			continue;
+		cu = dwfl_module_addrdie(s->mod, f->addr, &bias);
+		if (cu)
+			w[n++] = (struct decl_want){ .cu = dwarf_dieoffset(cu),
+						     .pc = f->addr - bias,
+						     .f = f };
+	}
+	qsort(w, n, sizeof(*w), cmp_decl_want);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct decl_unit u = { .w = &w[i] };
+		Dwarf_Die *cu = dwfl_module_addrdie(s->mod, w[i].f->addr, &bias);
+
+		for (j = i; j < n && w[j].cu == w[i].cu; j++)
+			u.n++;
+		if (cu)
+			(void)dwarf_getfuncs(cu, take_decl, &u, 0);
+	}
+	free(w);
+}
+
 int rt_symbols_load_lines(struct rt_symbols *s, const bool *want)
 {
+	load_decls(s, want);
+	/* without a declaration: the first row of the line table */
 	for (size_t i = 0; i < s->funcs.n; i++) {
 		struct rt_func *f = &s->funcs.v[i];
 		Dwfl_Line *line;

@@ -830,6 +830,49 @@ def check_objdump(case, b, table):
                       fact, seen)
 
 
+# "  0x14500   9   1   0   2/2    fnptr::bump  (/src/fnptr.rs:49)"
+LISTED = re.compile(r"^\s+0x[0-9a-f]+\s+\d+\s+\S+\s+\S+\s+\S+\s+(.+?)"
+                    r"  \((.+):(\d+)\)$")
+
+
+def declares(line, name):
+    """Whether source @line declares function @name (its last segment,
+    generics and a trait impl's prefix left out), or a closure."""
+    last = re.sub(r"<.*>$", "", name).split("::")[-1]
+    if last.startswith("{{closure}}") or last.startswith("{closure#"):
+        # a closure, or the one libtest wraps a #[test] function's body in
+        return "|" in line or re.search(r"\bfn\s", line) is not None
+    # a macro's functions are declared at its "fn $name"
+    return re.search(r"\bfn\s+(%s|\$\w+)\b" % re.escape(last),
+                     line) is not None
+
+
+def check_decl_lines(opts, case, b, table):
+    """-l places each function of the fixture at the line that declares
+    it, whatever code was inlined at its first address."""
+    r = run([opts.rtrace, "-l"] + selection_options(case)[:2 * len(
+        case["patterns"])] + ["--", b.exe], None, 60)
+    src = os.path.join(opts.fixtures, case["fixture"] + ".rs")
+    lines = open(src, encoding="utf-8").read().split("\n")
+    bad, seen = [], 0
+    for m in map(LISTED.match, _text(r.out).splitlines()):
+        if m and (case["fixture"] + "::" not in m.group(1) or
+                  re.search(r"\{shim:| as core::ops::function::Fn",
+                            m.group(1)) or
+                  (case["libtest"] and m.group(1).endswith("::main"))):
+            continue    # another crate's, std's Fn* glue for a closure, or
+            # the main rustc --test writes, which has no source line
+        if not m or os.path.basename(m.group(2)) == os.path.basename(src) \
+                and declares(lines[int(m.group(3)) - 1], m.group(1)):
+            seen += bool(m)
+            continue
+        bad.append("%s at %s:%s" % m.groups())
+    table.row(case["name"], b.label, "-l: declaration lines",
+              "OK" if seen and not bad else "NG", "each in %s" %
+              os.path.basename(src), "%d right, %d not" % (seen, len(bad)),
+              "\n".join(bad[:5]))
+
+
 # ---- a normal case ------------------------------------------------------
 
 def check_build(opts, case, b, table):
@@ -840,6 +883,7 @@ def check_build(opts, case, b, table):
     table.row(name, lab, "build", "OK", got=os.path.basename(b.exe))
     if case["objdump_expect"] and b.opt != "0":
         check_objdump(case, b, table)
+    check_decl_lines(opts, case, b, table)
     for i in range(case["repeat"]):
         rlab = lab if case["repeat"] == 1 else "%s#%d" % (lab, i + 1)
         tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s-%s." % (name, lab))
