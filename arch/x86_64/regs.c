@@ -59,6 +59,11 @@ uint64_t rt_arch_retval(const struct rt_regs *r)
 	return r->r.rax;
 }
 
+uint64_t rt_arch_retval2(const struct rt_regs *r)
+{
+	return r->r.rdx;
+}
+
 uint64_t rt_arch_arg(const struct rt_regs *r, unsigned n)
 {
 	switch (n) {
