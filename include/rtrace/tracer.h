@@ -132,6 +132,15 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
 size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
 			   struct rt_log_frame *out, size_t max);
 
+/* The modules (libdwfl, with their debug information) and the memory of
+ * the held thread's process, still the tracer's, for reading the thread's
+ * values.  0, -ESRCH when no thread is held, -ENODATA when its modules
+ * cannot be read. */
+struct Dwfl;
+struct rt_mem;
+int rt_tracer_held_view(struct rt_tracer *tr, struct Dwfl **dwfl,
+			struct rt_mem **mem);
+
 /* When (now_ns()) a thread of the traced program last took signal @sig
  * from a signal-delivery stop, or 0 if none has. */
 uint64_t rt_tracer_signal_time(const struct rt_tracer *tr, int sig);
