@@ -19,6 +19,7 @@
 #include "rtrace/match.h"
 #include "rtrace/tracer.h"
 #include "rtrace/util.h"
+#include "rtrace/values.h"
 #include "script-int.h"
 
 #define BACKTRACE_MAX 256
@@ -56,6 +57,8 @@ static bool pvalue(const struct rt_pval *v, const struct rt_regs *r,
 		return true;
 	case RT_PV_REG:
 		return rt_arch_reg_by_name(r, v->text + 1, out);
+	case RT_PV_NAME:
+		break;
 	}
 	return false;
 }
@@ -276,9 +279,42 @@ static void info_threads(struct rt_script_session *s)
 		       t[i].pid, t[i].name);
 }
 
+/* A value printed from the DWARF, with its type: an argument by name,
+ * args, or retval. */
+static int print_typed(struct rt_script_session *s,
+		       const struct rt_script_cmd *c, const struct rt_pval *v)
+{
+	struct rt_vframe fr = { .regs = s->stop.regs, .at_exit = s->stop.exit };
+	const char *why = NULL;
+	int err = rt_tracer_held_view(s->stop.tr, &fr.dwfl, &fr.mem);
+
+	if (!err)
+		err = rt_values_print(stdout, &fr, v->text, &why);
+	if (err == -ENODATA && v->kind == RT_PV_RETVAL) {
+		/* no DWARF for it: the register, as without types */
+		print_values(stdout, v, 1, &s->stop.regs, s->stop.tid, true);
+		return 0;
+	}
+	if (err == -ENOENT)
+		rt_sess_fail(s, c, "print: %s has no argument '%s' (print "
+			     "args lists them)", s->stop.name, v->text);
+	else if (err)
+		rt_sess_fail(s, c, "print %s: %s (%s)", v->text,
+			     why ?: "the debug information cannot be read",
+			     s->stop.name);
+	return err ? -EINVAL : 0;
+}
+
+static bool is_typed(const struct rt_pval *v)
+{
+	return v->kind == RT_PV_NAME || v->kind == RT_PV_RETVAL;
+}
+
 static int print_stopped(struct rt_script_session *s,
 			 const struct rt_script_cmd *c)
 {
+	int err = 0;
+
 	for (size_t i = 0; i < c->nvals; i++)
 		if (c->vals[i].kind == RT_PV_RETVAL && !s->stop.exit) {
 			rt_sess_fail(s, c, "print: retval is known at an exit; "
@@ -286,9 +322,18 @@ static int print_stopped(struct rt_script_session *s,
 				     "first)", s->stop.name);
 			return -EINVAL;
 		}
-	print_values(stdout, c->vals, c->nvals, &s->stop.regs, s->stop.tid,
-		     s->stop.exit);
-	return 0;
+	/* registers share a line, as they always have; a typed value has
+	 * its own (args: one per argument) */
+	for (size_t i = 0, j; i < c->nvals; i = j) {
+		for (j = i; j < c->nvals && !is_typed(&c->vals[j]); j++)
+			;
+		if (j > i)
+			print_values(stdout, c->vals + i, j - i, &s->stop.regs,
+				     s->stop.tid, s->stop.exit);
+		if (j < c->nvals)
+			err = print_typed(s, c, &c->vals[j++]) ?: err;
+	}
+	return err;
 }
 
 static int finish(struct rt_script_session *s, const struct rt_script_cmd *c)
