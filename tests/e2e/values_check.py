@@ -24,7 +24,6 @@ DW_AT_location at all in the function's DWARF (readelf --debug-dump=info):
 at rustc 1.95 that is refs's `t`, a reference to a constant that the
 optimiser folded.  Exit status 0 when no check is NG.
 """
-import argparse
 import os
 import re
 import subprocess
@@ -164,19 +163,10 @@ def check(exe, opt, tmp):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    ARGS = ap.parse_args()
-    for a in ("rtrace", "fixtures", "build"):
-        setattr(ARGS, a, os.path.abspath(getattr(ARGS, a)))
+    ARGS = adversary.driver_args()
     for opt in ("0", "3"):
-        exe = adversary.build(ARGS, opt, "values")
-        tmp = tempfile.mkdtemp(prefix="rtrace-values.")
-        try:
-            check(exe, opt, tmp)
-        finally:
-            subprocess.run(["rm", "-rf", tmp])
+        with tempfile.TemporaryDirectory(prefix="rtrace-values.") as tmp:
+            check(adversary.build(ARGS, opt, "values"), opt, tmp)
     print("%d NG" % len(FAILED))
     return 1 if FAILED else 0
 
