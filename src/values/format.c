@@ -430,7 +430,20 @@ static bool vec(FILE *f, const struct vview *v, Dwarf_Die *t,
 
 /* ---- structs and enums ------------------------------------------------- */
 
-/* Name { a: 1, b: 2 }, Name(1, 2) for a tuple struct, Name for none. */
+/* Whether @t prints short, however deep: text, slices, Vec. */
+static bool is_compact(Dwarf_Die *t)
+{
+	const char *name = dwarf_diename(t);
+	Dwarf_Die m;
+	size_t off;
+
+	return name && (strcmp(name, "String") == 0 ||
+			strncmp(name, "Vec<", 4) == 0 ||
+			member(t, "data_ptr", &m, &off));
+}
+
+/* Name { a: 1, b: 2 }, Name(1, 2) for a tuple struct, Name for none; a
+ * struct or enum inside shows as "..": one level deep. */
 static void fields(FILE *f, const struct vview *v, Dwarf_Die *t,
 		   const struct lval *lv, int depth)
 {
@@ -457,7 +470,7 @@ static void fields(FILE *f, const struct vview *v, Dwarf_Die *t,
 		any = true;
 		if (!tuple)
 			fprintf(f, "%s: ", n);
-		if (depth >= 2 && !is_scalar(&ct)) {
+		if (!is_scalar(&ct) && !is_compact(&ct)) {
 			fputs("..", f);
 			continue;
 		}

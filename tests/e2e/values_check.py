@@ -33,7 +33,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import adversary  # noqa: E402  (its build of a fixture)
 
-FUNCS = ["ints", "wide", "flags", "text", "seq", "shapes", "point", "refs",
+FUNCS = ["ints", "wide", "flags", "text", "seq", "shapes", "point", "line", "refs",
          "Parser::parse_line"]
 
 # the types the fixture's signatures give its scalar arguments
