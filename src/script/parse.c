@@ -533,7 +533,8 @@ static const struct spec {
 	  "on GLOB entry|exit do print VALUE...|log TEXT...|count NAME",
 	  "an action at each entry or exit, without stopping" },
 	{ "print", RT_SC_PRINT, dec_print, "print VALUE...",
-	  "arg0..arg5, $REGISTER, retval or tid of the stopped thread" },
+	  "an argument by NAME or all (args), retval, typed from the DWARF; "
+	  "arg0..arg5, $REGISTER or tid of the stopped thread" },
 	{ "quit", RT_SC_QUIT, dec_none, "quit",
 	  "end the session (a stopped program rtrace started is killed)" },
 	{ "record", RT_SC_RECORD, dec_one, "record FILE",
