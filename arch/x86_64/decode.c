@@ -502,6 +502,8 @@ size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
 
 /* ---- the register saves of a prologue --------------------------------- */
 
+#define SAVES_STEPS_MAX 4096   /* instructions run, loops included */
+
 #define GPR(n, d, w, b) { { #n, d, w, b }, offsetof(struct user_regs_struct, n) }
 
 /* The general-purpose registers by the names of their 8, 4, 2 and 1 low
@@ -528,6 +530,8 @@ struct saves {
 	uint32_t unknown;              /* bit i: gprs[i] */
 	struct rt_spill *out;
 	size_t max, n;
+	bool cmp, equal;               /* a cmp of known values just ran */
+	rt_raddr jump;                 /* a jne just taken, to here */
 };
 
 /* The register @reg names (its index in gprs), or -1 (ah, rsp, rip...). */
@@ -572,6 +576,10 @@ static bool operand(struct saves *s, const cs_x86_op *o, uint64_t *v)
 	}
 	if (o->type != X86_OP_REG)
 		return false;
+	if (o->reg == X86_REG_RSP) {
+		*v = s->r->r.rsp;
+		return true;
+	}
 	i = gpr_of(s->h, o->reg);
 	if (i < 0 || (s->unknown & (1u << i)))
 		return false;
@@ -646,13 +654,72 @@ static bool run_mov(struct saves *s, const cs_insn *ci)
 	return true;
 }
 
+/* lea of a stack slot or of something beside the code (a constant the
+ * optimiser passes in place of an argument). */
+static bool run_lea(struct saves *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	int i = a->type == X86_OP_REG ? gpr_of(s->h, a->reg) : -1;
+	uint64_t v;
+
+	if (i < 0 || b->type != X86_OP_MEM || b->mem.index != X86_REG_INVALID)
+		return false;
+	if (b->mem.base == X86_REG_RIP)
+		v = ci->address + ci->size + (uint64_t)b->mem.disp;
+	else if (b->mem.base == X86_REG_RSP)
+		v = s->r->r.rsp + (uint64_t)b->mem.disp;
+	else
+		return false;
+	gpr_set(s, i, v, a->size);
+	s->unknown &= ~(1u << i);
+	return true;
+}
+
+/* sub from a register other than rsp, cmp, jne: what a prologue that
+ * probes its stack page by page runs (mov %rsp,%r11; sub $N,%r11; 1: sub
+ * $0x1000,%rsp; movq $0,(%rsp); cmp %r11,%rsp; jne 1b). */
+static bool run_probe_loop(struct saves *s, const cs_insn *ci, bool cmp)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	uint64_t va, vb;
+	int i;
+
+	switch (ci->id) {
+	case X86_INS_SUB:
+		i = gpr_of(s->h, a->reg);
+		if (x->op_count != 2 || a->type != X86_OP_REG || i < 0 ||
+		    !operand(s, a, &va) || !operand(s, b, &vb))
+			return false;
+		gpr_set(s, i, va - vb, a->size);
+		return true;
+	case X86_INS_CMP:
+		if (x->op_count != 2 || !operand(s, a, &va) ||
+		    !operand(s, b, &vb))
+			return false;
+		s->cmp = true;
+		s->equal = va == vb;
+		return true;
+	case X86_INS_JNE:
+		if (!cmp || x->op_count != 1 || a->type != X86_OP_IMM)
+			return false;
+		if (!s->equal)
+			s->jump = (rt_raddr)a->imm;
+		return true;
+	}
+	return false;
+}
+
 /* Runs one instruction of the saving prefix; false at the first other. */
 static bool run_save(struct saves *s, const cs_insn *ci)
 {
 	const cs_x86 *x = &ci->detail->x86;
 	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	bool cmp = s->cmp;
 	uint64_t v;
 
+	s->cmp = false;
 	switch (ci->id) {
 	case X86_INS_PUSH:
 		if (x->op_count != 1 || a->size != 8 || !operand(s, a, &v) ||
@@ -662,7 +729,9 @@ static bool run_save(struct saves *s, const cs_insn *ci)
 		return true;
 	case X86_INS_SUB:
 		if (x->op_count != 2 || a->type != X86_OP_REG ||
-		    a->reg != X86_REG_RSP || b->type != X86_OP_IMM)
+		    a->reg != X86_REG_RSP)
+			break;
+		if (b->type != X86_OP_IMM)
 			return false;
 		s->r->r.rsp -= (uint64_t)b->imm;
 		return true;
@@ -670,24 +739,38 @@ static bool run_save(struct saves *s, const cs_insn *ci)
 	case X86_INS_MOVABS:
 	case X86_INS_AND:
 		return x->op_count == 2 && run_mov(s, ci);
+	case X86_INS_LEA:
+		return x->op_count == 2 && run_lea(s, ci);
 	}
-	return false;
+	return run_probe_loop(s, ci, cmp);
 }
 
 size_t rt_arch_run_saves(const uint8_t *code, size_t len, struct rt_regs *r,
 			 struct rt_spill *out, size_t max)
 {
 	struct saves s = { .r = r, .out = out, .max = max };
+	const uint8_t *code0 = code;
+	size_t len0 = len, steps = 0;
 	struct rt_regs start;
-	rt_raddr addr = r->r.rip;
+	rt_raddr addr = r->r.rip, ip0 = r->r.rip;
 	cs_insn *ci;
 
 	memcpy(&start, r, sizeof(start));
 	if (open_capstone(&s.h) || !(ci = cs_malloc(s.h)))
 		return 0;
-	while (len && cs_disasm_iter(s.h, &code, &len, &addr, ci) &&
-	       run_save(&s, ci))
+	while (len && steps++ < SAVES_STEPS_MAX &&
+	       cs_disasm_iter(s.h, &code, &len, &addr, ci) && run_save(&s, ci)) {
+		if (s.jump) {
+			/* only back into what was already run */
+			if (s.jump < ip0 || s.jump >= addr)
+				break;
+			code = code0 + (s.jump - ip0);
+			len = len0 - (s.jump - ip0);
+			addr = s.jump;
+			s.jump = 0;
+		}
 		r->r.rip = addr;
+	}
 	cs_free(ci, 1);
 	/* what the debug information places in a register rtrace lost
 	 * track of would be wrong: keep the entry's values there */

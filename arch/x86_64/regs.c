@@ -175,6 +175,11 @@ unsigned rt_arch_dwarf_sp(void)
 	return 7;  /* %rsp in the x86-64 psABI numbering */
 }
 
+unsigned rt_arch_dwarf_fp(void)
+{
+	return 6;  /* %rbp */
+}
+
 size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out, size_t max)
 {
 	/* the x86-64 psABI's DWARF numbering: 16 is the return address

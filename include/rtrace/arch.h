@@ -57,6 +57,9 @@ size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out,
 /* DWARF number of the stack pointer register. */
 unsigned rt_arch_dwarf_sp(void);
 
+/* DWARF number of the frame pointer register. */
+unsigned rt_arch_dwarf_fp(void);
+
 /* Name of register argument @n for printing ("rdi"...); static string. */
 const char *rt_arch_arg_name(unsigned n);
 

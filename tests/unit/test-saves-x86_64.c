@@ -40,7 +40,7 @@ TEST_CASE(unoptimised_bools_and_chars)
 		0x88, 0x44, 0x24, 0x03,             /* mov %al,0x3(%rsp) */
 		0x89, 0x54, 0x24, 0x04,             /* mov %edx,0x4(%rsp) */
 		0x89, 0x4c, 0x24, 0x08,             /* mov %ecx,0x8(%rsp) */
-		0x48, 0x8d, 0x05, 0, 0, 0, 0,       /* lea 0(%rip),%rax: ends */
+		0xc3,                               /* ret: ends */
 	};
 	struct rt_spill s[8];
 	struct rt_regs r;
@@ -50,7 +50,7 @@ TEST_CASE(unoptimised_bools_and_chars)
 	n = rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s));
 	TEST_EQ(n, 4);
 	TEST_EQ(r.r.rsp, SP - 0x118);
-	TEST_EQ(r.r.rip, IP + 36);          /* at the lea */
+	TEST_EQ(r.r.rip, IP + 36);          /* at the ret */
 	TEST_EQ(s[0].addr, SP - 0x118 + 2);
 	TEST_EQ(s[0].len, 1);
 	TEST_EQ(s[0].value & 0xff, 1);      /* dil & 1 */
@@ -115,4 +115,72 @@ TEST_CASE(optimised_pushes)
 	TEST_EQ(s[3].addr, SP - 24 - 0x188 + 0xe);
 	TEST_EQ(s[3].len, 1);
 	TEST_EQ(r.r.rip, IP + 16);
+}
+
+/* -O0, big(n, label) with a 64 KiB frame: the prologue probes the stack
+ * page by page in a loop (16 passes, each storing a zero at the new
+ * top), then stores the arguments. */
+static const uint8_t big_prologue[] = {
+	0x49, 0x89, 0xe3,                   /* mov %rsp,%r11 */
+	0x49, 0x81, 0xeb, 0x00, 0x00, 0x01, 0x00, /* sub $0x10000,%r11 */
+	0x48, 0x81, 0xec, 0x00, 0x10, 0x00, 0x00, /* 1: sub $0x1000,%rsp */
+	0x48, 0xc7, 0x04, 0x24, 0, 0, 0, 0, /* movq $0,(%rsp) */
+	0x4c, 0x39, 0xdc,                   /* cmp %r11,%rsp */
+	0x75, 0xec,                         /* jne 1b */
+	0x48, 0x81, 0xec, 0xb8, 0x00, 0x00, 0x00, /* sub $0xb8,%rsp */
+	0x48, 0x89, 0x7c, 0x24, 0x18,       /* mov %rdi,0x18(%rsp) */
+	0xc3,                               /* ret: ends */
+};
+
+TEST_CASE(stack_probe_loop)
+{
+	struct rt_spill s[32];
+	struct rt_regs r;
+	size_t n;
+
+	regs_at_entry(&r);
+	n = rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, s,
+			      ARRAY_SIZE(s));
+	TEST_EQ(n, 17);                     /* 16 probes, then rdi */
+	TEST_EQ(s[15].addr, SP - 0x10000);
+	TEST_EQ(r.r.rsp, SP - 0x10000 - 0xb8);
+	TEST_EQ(s[16].addr, SP - 0x10000 - 0xb8 + 0x18);
+	TEST_EQ(s[16].value, 0x1122334455667701ULL);
+	TEST_EQ(r.r.rip, IP + 42);
+}
+
+/* The same with room for 4 stores: the run ends at the fifth probe, the
+ * stack pointer where its sub left it, the arguments not stored. */
+TEST_CASE(stack_probe_loop_too_long)
+{
+	struct rt_spill s[4];
+	struct rt_regs r;
+
+	regs_at_entry(&r);
+	TEST_EQ(rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, s,
+				  ARRAY_SIZE(s)), 4);
+	TEST_EQ(r.r.rip, IP + 17);          /* the fifth store, not run */
+	TEST_EQ(r.r.rsp, SP - 5 * 0x1000);
+}
+
+/* -O3, refs: a lea of a stack slot and one of the code's neighbourhood
+ * (rip-relative: the next instruction's address plus the displacement). */
+TEST_CASE(lea_of_stack_and_code)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0x7c, 0x24, 0x40,       /* mov %rdi,0x40(%rsp) */
+		0x4c, 0x8d, 0x7c, 0x24, 0x40,       /* lea 0x40(%rsp),%r15 */
+		0x4c, 0x89, 0x7c, 0x24, 0x08,       /* mov %r15,0x8(%rsp) */
+		0x48, 0x8d, 0x05, 0x2a, 0x19, 0, 0, /* lea 0x192a(%rip),%rax */
+		0x48, 0x89, 0x44, 0x24, 0x10,       /* mov %rax,0x10(%rsp) */
+		0xe8, 0, 0, 0, 0,                   /* call: ends */
+	};
+	struct rt_spill s[8];
+	struct rt_regs r;
+
+	regs_at_entry(&r);
+	TEST_EQ(rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s)), 3);
+	TEST_EQ(s[1].value, SP + 0x40);
+	TEST_EQ(s[2].value, IP + 22 + 0x192a);
+	TEST_EQ(r.r.rip, IP + 27);
 }
