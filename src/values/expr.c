@@ -8,6 +8,7 @@
  */
 #include <dwarf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rtrace/util.h"
@@ -24,7 +25,23 @@ struct machine {
 	unsigned reg;
 	const uint8_t *implicit;
 	size_t implicit_len;
+	bool frame;             /* it read the stack or frame pointer */
+	Dwarf_Attribute *attr;  /* whose expression it runs, or NULL */
 };
+
+/* The byte the prologue's saves wrote last at @a, if they wrote one. */
+static bool saved_byte(const struct vview *v, rt_raddr a, uint8_t *out)
+{
+	for (size_t i = v->nspills; i-- > 0;) {
+		const struct rt_spill *s = &v->spills[i];
+
+		if (a >= s->addr && a < s->addr + s->len) {
+			*out = (uint8_t)(s->value >> (8 * (a - s->addr)));
+			return true;
+		}
+	}
+	return false;
+}
 
 int rt_vmem(const struct vview *v, rt_raddr addr, void *buf, size_t len)
 {
@@ -33,15 +50,19 @@ int rt_vmem(const struct vview *v, rt_raddr addr, void *buf, size_t len)
 	if (err)
 		return err;
 	/* what the emulated prologue stored is not in memory yet */
-	for (size_t i = 0; i < v->nspills; i++) {
-		const struct rt_spill *s = &v->spills[i];
-
-		for (size_t k = 0; k < s->len; k++)
-			if (s->addr + k >= addr && s->addr + k < addr + len)
-				((uint8_t *)buf)[s->addr + k - addr] =
-					(uint8_t)(s->value >> (8 * k));
-	}
+	for (size_t k = 0; k < len; k++)
+		saved_byte(v, addr + k, (uint8_t *)buf + k);
 	return 0;
+}
+
+bool rt_vsaved(const struct vview *v, rt_raddr addr, size_t len)
+{
+	uint8_t b;
+
+	for (size_t k = 0; k < len; k++)
+		if (!saved_byte(v, addr + k, &b))
+			return false;
+	return true;
 }
 
 int rt_vread(const struct vview *v, const struct lval *lv, size_t off,
@@ -75,6 +96,7 @@ static bool push(struct machine *m, uint64_t x)
 }
 
 static int frame_base(const struct vview *v, uint64_t *out);
+static int cfa(const struct vview *v, uint64_t *out);
 
 /* Operations on the stack's top entries; -ENOTSUP for any other. */
 static int arith(struct machine *m, const Dwarf_Op *op)
@@ -129,6 +151,10 @@ static int load(struct machine *m, const Dwarf_Op *op)
 		if (!reg_value(m->v, atom - DW_OP_breg0, &x))
 			return -ENOTSUP;
 		x += op->number;
+		m->frame |= (unsigned)(atom - DW_OP_breg0) ==
+				    rt_arch_dwarf_sp() ||
+			    (unsigned)(atom - DW_OP_breg0) ==
+				    rt_arch_dwarf_fp();
 	} else if (atom == DW_OP_bregx) {
 		if (!reg_value(m->v, (unsigned)op->number, &x))
 			return -ENOTSUP;
@@ -137,6 +163,11 @@ static int load(struct machine *m, const Dwarf_Op *op)
 		if (frame_base(m->v, &x))
 			return -ENOTSUP;
 		x += op->number;
+		m->frame = true;
+	} else if (atom == DW_OP_call_frame_cfa) {
+		if (cfa(m->v, &x))
+			return -ENOTSUP;
+		m->frame = true;
 	} else if (atom == DW_OP_addr) {
 		x = op->number + m->v->bias;
 	} else {
@@ -201,6 +232,29 @@ static int take(struct machine *m, struct lval *lv, size_t off, size_t len)
 	return 0;
 }
 
+/* A register's value at the function's entry: the stop's own, since
+ * arguments are read at the entry only (libdw gives the inner
+ * expression as a block: one DW_OP_regN is all rustc writes there). */
+static int entry_value(struct machine *m, const Dwarf_Op *op)
+{
+	uint64_t regs[DWARF_REGS];
+	size_t n = rt_arch_dwarf_regs(&m->v->fr->regs, regs, DWARF_REGS);
+	Dwarf_Attribute block;
+	Dwarf_Op *in;
+	size_t nin;
+	unsigned reg;
+
+	if (m->v->fr->at_exit || !m->attr ||
+	    dwarf_getlocation_attr(m->attr, op, &block) != 0 ||
+	    dwarf_getlocation(&block, &in, &nin) != 0 || nin != 1 ||
+	    in[0].atom < DW_OP_reg0 || in[0].atom > DW_OP_reg31)
+		return -ENODATA;
+	reg = in[0].atom - DW_OP_reg0;
+	if (reg >= n)
+		return -ENODATA;
+	return push(m, regs[reg]) ? 0 : -ENOTSUP;
+}
+
 static int step(struct machine *m, const Dwarf_Op *op, struct lval *lv)
 {
 	uint8_t atom = op->atom;
@@ -233,17 +287,15 @@ static int step(struct machine *m, const Dwarf_Op *op, struct lval *lv)
 		return deref(m, op->number);
 	case DW_OP_entry_value:
 	case DW_OP_GNU_entry_value:
-		/* what the caller passed, not kept: gdb too needs the call
-		 * site's information, which Rust's DWARF rarely has */
-		return -ENODATA;
+		return entry_value(m, op);
 	}
 	return load(m, op) == 0 ? 0 : arith(m, op);
 }
 
-static int run(const struct vview *v, const Dwarf_Op *ops, size_t n,
-	       struct lval *lv)
+static int run(const struct vview *v, Dwarf_Attribute *attr,
+	       const Dwarf_Op *ops, size_t n, struct lval *lv)
 {
-	struct machine m = { .v = v, .at = AT_MEM };
+	struct machine m = { .v = v, .at = AT_MEM, .attr = attr };
 	int err = 0;
 
 	memset(lv, 0, sizeof(*lv));
@@ -255,6 +307,7 @@ static int run(const struct vview *v, const Dwarf_Op *ops, size_t n,
 		if (!m.sp)
 			return -ENODATA;
 		lv->addr = m.st[m.sp - 1];
+		lv->frame = m.frame;
 		return 0;
 	}
 	lv->kind = LV_BYTES;
@@ -271,25 +324,56 @@ int rt_vlocate(const struct vview *v, Dwarf_Attribute *attr,
 
 	if (dwarf_getlocation_addr(attr, pc, &ops, &n, 1) <= 0 || !n)
 		return -ENODATA;
-	return run(v, ops, n, lv);
+	return run(v, attr, ops, n, lv);
 }
 
 /* DW_AT_frame_base of the function: a register (rustc: the stack
  * pointer) whose value is the base, or an address. */
 static int frame_base(const struct vview *v, uint64_t *out)
 {
+	static __thread bool busy;
 	Dwarf_Attribute a;
 	Dwarf_Die fn = v->fn;
 	struct lval lv;
 	int err;
 
-	if (!dwarf_attr(&fn, DW_AT_frame_base, &a))
+	/* a frame base defined by itself (DW_OP_fbreg in it) is bad DWARF */
+	if (busy || !dwarf_attr(&fn, DW_AT_frame_base, &a))
 		return -ENOTSUP;
+	busy = true;
 	err = rt_vlocate(v, &a, &lv);
+	busy = false;
 	if (err)
 		return err;
 	*out = lv.kind == LV_MEM ? lv.addr : 0;
 	if (lv.kind == LV_BYTES)
 		memcpy(out, lv.bytes, sizeof(*out));
 	return 0;
+}
+
+/* The canonical frame address at the ip, by the module's CFI (rustc's
+ * frame base for a frame that probes the stack). */
+static int cfa(const struct vview *v, uint64_t *out)
+{
+	rt_raddr pc = rt_arch_ip(&v->regs);
+	Dwfl_Module *mod = dwfl_addrmodule(v->fr->dwfl, pc);
+	Dwarf_Addr bias = 0;
+	Dwarf_CFI *cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t n;
+	struct lval lv;
+	int err = -ENOTSUP;
+
+	if (mod && !cfi)
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+		return -ENOTSUP;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 &&
+	    run(v, NULL, ops, n, &lv) == 0 && lv.kind == LV_MEM) {
+		*out = lv.addr;
+		err = 0;
+	}
+	free(frame);
+	return err;
 }

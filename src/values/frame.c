@@ -58,6 +58,36 @@ static int find_function(const struct rt_vframe *fr, struct vview *v)
 	return cu && find_in(cu, pc - v->bias, &v->fn, 0) ? 0 : -ENODATA;
 }
 
+/* Where the function's prologue ends by the line table: its
+ * prologue_end, or else (as gdb does) its second statement line; 0 when
+ * neither is known. */
+static Dwarf_Addr prologue_end(struct vview *v)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	Dwarf_Addr low, high, a, second = 0;
+	size_t n;
+
+	if (!dwarf_diecu(&v->fn, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &n) != 0 ||
+	    dwarf_lowpc(&v->fn, &low) != 0 || dwarf_highpc(&v->fn, &high) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		bool end = false, stmt = false;
+		int line = 0;
+
+		if (!l || dwarf_lineaddr(l, &a) != 0 || a < low || a >= high)
+			continue;
+		if (dwarf_lineprologueend(l, &end) == 0 && end)
+			return a;
+		if (!second && a > low && dwarf_linebeginstatement(l, &stmt) == 0 &&
+		    stmt && dwarf_lineno(l, &line) == 0 && line)
+			second = a;
+	}
+	return second;
+}
+
 /* Runs the prologue's register saves when the thread is at the entry. */
 static void run_saves(struct vview *v)
 {
@@ -77,6 +107,8 @@ static void run_saves(struct vview *v)
 	v->nspills = rt_arch_run_saves((const uint8_t *)d->d_buf + at,
 				       MIN(d->d_size - at, PROLOGUE_MAX),
 				       &v->regs, v->spills, SPILLS_MAX);
+	/* a prologue that probes its stack (a call) first, say */
+	v->early = rt_arch_ip(&v->regs) - v->bias < prologue_end(v);
 }
 
 static const char *type_name(Dwarf_Die *t)
@@ -105,7 +137,13 @@ static void print_param(FILE *f, const struct vview *v, Dwarf_Die *p)
 	fprintf(f, "%s: %s = ", dwarf_diename(p) ?: "?", type_name(&t));
 	err = dwarf_attr(p, DW_AT_location, &loc) ? rt_vlocate(v, &loc, &lv)
 						  : -ENODATA;
-	if (err == -ENODATA)
+	/* one location for the whole function, in the frame: only the
+	 * bytes the saves wrote are there yet */
+	if (!err && v->early && dwarf_whatform(&loc) == DW_FORM_exprloc &&
+	    lv.kind == LV_MEM && lv.frame &&
+	    !rt_vsaved(v, lv.addr, rt_vtype_size(&t)))
+		fputs("<not stored yet>", f);
+	else if (err == -ENODATA)
 		fputs("<optimised out>", f);
 	else if (err)
 		fputs("<location not understood>", f);

@@ -8,7 +8,7 @@
 
 #include "rtrace/values.h"
 
-#define SPILLS_MAX 32
+#define SPILLS_MAX 64
 #define VALUE_BYTES_MAX 64
 
 struct vview {
@@ -16,6 +16,10 @@ struct vview {
 	struct rt_regs regs;        /* after the prologue's register saves */
 	struct rt_spill spills[SPILLS_MAX];
 	size_t nspills;
+	bool early;                 /* the saves stopped short of the line
+				     * table's prologue_end: a location
+				     * that holds for the whole function
+				     * may not be filled yet */
 	Dwarf_Addr bias;            /* of the function's module */
 	Dwarf_Die fn;               /* its DW_TAG_subprogram */
 };
@@ -26,11 +30,16 @@ struct lval {
 	rt_raddr addr;
 	uint8_t bytes[VALUE_BYTES_MAX];
 	size_t nbytes;
+	bool frame;                 /* its address came from the stack or
+				     * frame pointer */
 };
 
 /* Reads @len bytes at @addr as the frame sees them (the prologue's saves
  * over the memory): 0 or -EIO. */
 int rt_vmem(const struct vview *v, rt_raddr addr, void *buf, size_t len);
+
+/* Whether the prologue's saves wrote every byte of [@addr, @addr+@len). */
+bool rt_vsaved(const struct vview *v, rt_raddr addr, size_t len);
 
 /* Reads @len bytes from offset @off of value @lv: 0 or -EIO. */
 int rt_vread(const struct vview *v, const struct lval *lv, size_t off,
