@@ -59,11 +59,10 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
 	return k;
 }
 
-/* The held thread's process, its unwinder made when first wanted. */
-static struct rt_process *held_proc(struct rt_tracer *tr)
+/* The process of thread @tid, its unwinder made when first wanted. */
+static struct rt_process *thread_proc(struct rt_tracer *tr, pid_t tid)
 {
-	struct rt_thread *th = tr->held ? rt_tasks_thread(tr->tasks, tr->held)
-					: NULL;
+	struct rt_thread *th = tid ? rt_tasks_thread(tr->tasks, tid) : NULL;
 
 	if (!th || !th->proc)
 		return NULL;
@@ -73,10 +72,10 @@ static struct rt_process *held_proc(struct rt_tracer *tr)
 	return th->proc;
 }
 
-int rt_tracer_held_view(struct rt_tracer *tr, struct Dwfl **dwfl,
-			struct rt_mem **mem)
+int rt_tracer_thread_view(struct rt_tracer *tr, pid_t tid, struct Dwfl **dwfl,
+			  struct rt_mem **mem)
 {
-	struct rt_process *p = held_proc(tr);
+	struct rt_process *p = thread_proc(tr, tid);
 
 	if (!p)
 		return -ESRCH;
@@ -90,7 +89,7 @@ int rt_tracer_held_view(struct rt_tracer *tr, struct Dwfl **dwfl,
 size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
 			   struct rt_log_frame *out, size_t max)
 {
-	struct rt_process *p = held_proc(tr);
+	struct rt_process *p = thread_proc(tr, tr->held);
 	rt_raddr pcs[256];
 	size_t n;
 
