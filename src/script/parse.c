@@ -293,9 +293,9 @@ static int dec_on(struct dec *d)
 		if (c->vals[i].kind == RT_PV_RETVAL && !c->at_exit)
 			return err_at(d, 4 + i, "retval is only known at an "
 				      "exit: on GLOB exit do print retval");
-		if (c->vals[i].kind == RT_PV_NAME)
-			return err_at(d, 4 + i, "typed values are read at a "
-				      "stop: break GLOB, then print %s",
+		if (c->vals[i].kind == RT_PV_NAME && c->at_exit)
+			return err_at(d, 4 + i, "arguments are read at an "
+				      "entry: on GLOB entry do print %s",
 				      c->vals[i].text);
 	}
 	return 0;

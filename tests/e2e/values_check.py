@@ -17,7 +17,10 @@ function:
     same value as the program in the same run (addresses included);
   * `print retval` shows the value the program says it returns;
   * `print arg0` at Parser::parse_line is the address `print self` shows:
-    the registers stay available beside the names.
+    the registers stay available beside the names;
+  * without stopping, `on values::wide entry do print args` and `on
+    values::shapes exit do print retval` print the same values, each line
+    after the function's name and entry or exit.
 
 `<optimised out>` passes only at -O3 and only for an argument that has no
 DW_AT_location at all in the function's DWARF (readelf --debug-dump=info):
@@ -62,7 +65,8 @@ def row(name, ok, detail=""):
 
 
 def script():
-    lines = ["trace values::*"]
+    lines = ["trace values::*", "on values::wide entry do print args",
+             "on values::shapes exit do print retval"]
     lines += ["break values::%s" % f for f in FUNCS]
     lines.append("run")
     for f in FUNCS:
@@ -74,6 +78,7 @@ def script():
 
 
 STOP = re.compile(r"^stopped at values::(\S+) (entry|exit) ")
+ACTION = re.compile(r"^values::(\S+) (?:entry|exit): (\w+): .*? = (.*)$")
 TYPED = re.compile(r"^(\w+): (.*?) = (.*)$")
 
 
@@ -81,6 +86,10 @@ def parse(out):
     """The program's values and rtrace's, from one run's stdout."""
     prog, shown, types, where = {}, {}, {}, None
     for line in out.splitlines():
+        m = ACTION.match(line)
+        if m:
+            shown[("on " + m.group(1), m.group(2))] = m.group(3)
+            continue
         m = STOP.match(line)
         if m:
             where = m.group(1)
@@ -159,6 +168,11 @@ def check(exe, opt, tmp):
     for key, want in sorted(TYPES.items()):
         row("%s%s %s: %s" % (tag, key[0], key[1], want), types.get(key) == want,
             "rtrace %r" % types.get(key))
+    for (f, name), want in sorted(prog.items()):
+        if f in ("wide", "shapes") and (name == "retval") == (f == "shapes"):
+            got = shown.get(("on " + f, name))
+            row("%son %s %s" % (tag, f, name), got == want,
+                "rtrace %r, program %r" % (got, want))
     self_addr = shown.get(("Parser::parse_line", "self"))
     row(tag + "print arg0 is self's address", self_addr is not None and
         shown.get(("Parser::parse_line", "arg0")) == self_addr,
