@@ -50,14 +50,6 @@ static bool find_in(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *out, int depth)
 	return false;
 }
 
-static int find_function(const struct rt_vframe *fr, struct vview *v)
-{
-	rt_raddr pc = rt_arch_ip(&fr->regs);
-	Dwarf_Die *cu = dwfl_addrdie(fr->dwfl, pc, &v->bias);
-
-	return cu && find_in(cu, pc - v->bias, &v->fn, 0) ? 0 : -ENODATA;
-}
-
 /* Where the function's prologue ends by the line table: its
  * prologue_end, or else (as gdb does) its second statement line; 0 when
  * neither is known. */
@@ -88,6 +80,68 @@ static Dwarf_Addr prologue_end(struct vview *v)
 	return second;
 }
 
+/*
+ * The functions found, by build id and module-relative ip: walking a CU
+ * costs about a millisecond, which an on ... do print pays at every hit.
+ * An entry keeps the DIE's offset, not the DIE, since the Dwarf it points
+ * into goes with its process.
+ */
+#define FN_CACHE 64
+
+static __thread struct fn_cached {
+	uint8_t id[32];
+	int idlen;                  /* 0: empty; negative: being found */
+	Dwarf_Addr pc;
+	Dwarf_Off off;
+	Dwarf_Addr pend;            /* prologue_end() */
+} fn_cache[FN_CACHE];
+
+static struct fn_cached *cached(Dwfl_Module *mod, Dwarf_Addr pc, bool *hit)
+{
+	const unsigned char *id;
+	GElf_Addr at;
+	int n = dwfl_module_build_id(mod, &id, &at);
+	struct fn_cached *c = &fn_cache[(pc ^ pc >> 7) % FN_CACHE];
+
+	if (n <= 0 || n > (int)sizeof(c->id))
+		return NULL;
+	*hit = c->idlen == n && c->pc == pc && memcmp(c->id, id, n) == 0;
+	if (!*hit) {
+		memcpy(c->id, id, n);
+		c->idlen = -n;      /* valid once found */
+		c->pc = pc;
+	}
+	return c;
+}
+
+static int find_function(const struct rt_vframe *fr, struct vview *v)
+{
+	rt_raddr pc = rt_arch_ip(&fr->regs);
+	Dwfl_Module *mod = dwfl_addrmodule(fr->dwfl, pc);
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &v->bias) : NULL;
+	struct fn_cached *c;
+	Dwarf_Die *cu;
+	bool hit = false;
+
+	if (!dw)
+		return -ENODATA;
+	c = cached(mod, pc - v->bias, &hit);
+	if (hit && dwarf_offdie(dw, c->off, &v->fn)) {
+		v->pend = c->pend;
+		return 0;
+	}
+	cu = dwfl_module_addrdie(mod, pc, &v->bias);
+	if (!cu || !find_in(cu, pc - v->bias, &v->fn, 0))
+		return -ENODATA;
+	v->pend = prologue_end(v);
+	if (c) {
+		c->off = dwarf_dieoffset(&v->fn);
+		c->pend = v->pend;
+		c->idlen = -c->idlen;
+	}
+	return 0;
+}
+
 /* Runs the prologue's register saves when the thread is at the entry. */
 static void run_saves(struct vview *v)
 {
@@ -108,7 +162,7 @@ static void run_saves(struct vview *v)
 				       MIN(d->d_size - at, PROLOGUE_MAX),
 				       &v->regs, v->spills, SPILLS_MAX);
 	/* a prologue that probes its stack (a call) first, say */
-	v->early = rt_arch_ip(&v->regs) - v->bias < prologue_end(v);
+	v->early = rt_arch_ip(&v->regs) - v->bias < v->pend;
 }
 
 static const char *type_name(Dwarf_Die *t)

@@ -22,6 +22,8 @@ struct vview {
 				     * may not be filled yet */
 	Dwarf_Addr bias;            /* of the function's module */
 	Dwarf_Die fn;               /* its DW_TAG_subprogram */
+	Dwarf_Addr pend;            /* its prologue's end, module-relative
+				     * (0: not known) */
 };
 
 /* Where a value is: in memory, or its bytes (registers, constants). */
