@@ -19,7 +19,7 @@
 #include "rtrace/util.h"
 #include "values-int.h"
 
-#define PROLOGUE_MAX 96     /* bytes of code the saves are looked for in */
+#define PROLOGUE_MAX 256    /* bytes of code the saves are looked for in */
 
 /* The DW_TAG_subprogram under @die whose code holds @pc.  Rust nests
  * them in namespaces (a module, an impl's type), which libdw's
