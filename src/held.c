@@ -4,6 +4,7 @@
  * of its threads stopped (tracer.h: RT_HIT_STOP): its threads, and the
  * held thread's call stack.  Part of the controller, beside tracer.c.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,22 +59,45 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
 	return k;
 }
 
-size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
-			   struct rt_log_frame *out, size_t max)
+/* The process of thread @tid, its unwinder made when first wanted. */
+static struct rt_process *thread_proc(struct rt_tracer *tr, pid_t tid)
 {
-	struct rt_thread *th = tr->held ? rt_tasks_thread(tr->tasks, tr->held)
-					: NULL;
-	rt_raddr pcs[256];
-	size_t n;
+	struct rt_thread *th = tid ? rt_tasks_thread(tr->tasks, tid) : NULL;
 
 	if (!th || !th->proc)
-		return 0;
+		return NULL;
 	if (!th->proc->unwinder)
 		th->proc->unwinder = rt_unwinder_new(th->proc->pid,
 						     th->proc->mem);
-	n = rt_unwind(th->proc->unwinder, th->tid, at, pcs, NULL,
+	return th->proc;
+}
+
+int rt_tracer_thread_view(struct rt_tracer *tr, pid_t tid, struct Dwfl **dwfl,
+			  struct rt_mem **mem)
+{
+	struct rt_process *p = thread_proc(tr, tid);
+
+	if (!p)
+		return -ESRCH;
+	if (!p->unwinder)
+		return -ENODATA;
+	*dwfl = rt_unwinder_dwfl(p->unwinder);
+	*mem = p->mem;
+	return 0;
+}
+
+size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
+			   struct rt_log_frame *out, size_t max)
+{
+	struct rt_process *p = thread_proc(tr, tr->held);
+	rt_raddr pcs[256];
+	size_t n;
+
+	if (!p)
+		return 0;
+	n = rt_unwind(p->unwinder, tr->held, at, pcs, NULL,
 		      MIN(max, ARRAY_SIZE(pcs)));
 	for (size_t i = 0; i < n; i++)
-		rt_unwind_symbolize(th->proc->unwinder, pcs[i], i > 0, &out[i]);
+		rt_unwind_symbolize(p->unwinder, pcs[i], i > 0, &out[i]);
 	return n;
 }

@@ -696,7 +696,7 @@ static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
 		.name = pf->fn->name, .raw = pf->fn->raw,
 		.entry = pr->kinds & RT_PROBE_ENTRY,
 		.exit = pr->kinds & RT_PROBE_EXIT, .site = pr->addr,
-		.regs = &th->regs, .ts = ts });
+		.regs = &th->regs, .ts = ts, .tr = tr });
 	*spent += now_ns() - t0;
 	if (v == RT_HIT_NEVER) {
 		if (pr->func >= tr->nno_action) {

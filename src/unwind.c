@@ -137,6 +137,11 @@ struct rt_unwinder *rt_unwinder_new(pid_t pid, struct rt_mem *mem)
 	return u;
 }
 
+struct Dwfl *rt_unwinder_dwfl(struct rt_unwinder *u)
+{
+	return u->dwfl;
+}
+
 void rt_unwinder_free(struct rt_unwinder *u)
 {
 	if (!u)

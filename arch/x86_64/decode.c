@@ -10,6 +10,7 @@
  * handle of the calling thread.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <capstone/capstone.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/archreg.h"
 #include "rtrace/compiler.h"
 #include "x86_64.h"
 
@@ -496,4 +498,286 @@ size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
 		targets[got++] = to;
 	}
 	return got;
+}
+
+/* ---- the register saves of a prologue --------------------------------- */
+
+#define SAVES_STEPS_MAX 4096   /* instructions run, loops included */
+
+#define GPR(n, d, w, b) { { #n, d, w, b }, offsetof(struct user_regs_struct, n) }
+
+/* The general-purpose registers by the names of their 8, 4, 2 and 1 low
+ * bytes, and where struct rt_regs keeps them. */
+static const struct {
+	const char *names[4];
+	size_t off;
+} gprs[] = {
+	GPR(rax, "eax", "ax", "al"), GPR(rbx, "ebx", "bx", "bl"),
+	GPR(rcx, "ecx", "cx", "cl"), GPR(rdx, "edx", "dx", "dl"),
+	GPR(rsi, "esi", "si", "sil"), GPR(rdi, "edi", "di", "dil"),
+	GPR(rbp, "ebp", "bp", "bpl"), GPR(r8, "r8d", "r8w", "r8b"),
+	GPR(r9, "r9d", "r9w", "r9b"), GPR(r10, "r10d", "r10w", "r10b"),
+	GPR(r11, "r11d", "r11w", "r11b"), GPR(r12, "r12d", "r12w", "r12b"),
+	GPR(r13, "r13d", "r13w", "r13b"), GPR(r14, "r14d", "r14w", "r14b"),
+	GPR(r15, "r15d", "r15w", "r15b"),
+};
+
+/* A prologue's state while it is run: the registers, which of them hold
+ * what rtrace cannot know (a load from memory), and the stores. */
+struct saves {
+	csh h;
+	struct rt_regs *r;
+	uint32_t unknown;              /* bit i: gprs[i] */
+	struct rt_spill *out;
+	size_t max, n;
+	bool cmp, equal;               /* a cmp of known values just ran */
+	rt_raddr jump;                 /* a jne just taken, to here */
+};
+
+/* The register @reg names (its index in gprs), or -1 (ah, rsp, rip...). */
+static int gpr_of(csh h, x86_reg reg)
+{
+	const char *name = cs_reg_name(h, reg);
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(gprs); i++)
+		for (size_t k = 0; k < 4; k++)
+			if (strcmp(name, gprs[i].names[k]) == 0)
+				return (int)i;
+	return -1;
+}
+
+static uint64_t *gpr_slot(struct saves *s, int i)
+{
+	return (uint64_t *)((char *)&s->r->r + gprs[i].off);
+}
+
+/* Writes @size bytes of @v into register @i as the CPU does: a 32-bit
+ * write clears the upper half, narrower ones keep the rest. */
+static void gpr_set(struct saves *s, int i, uint64_t v, unsigned size)
+{
+	uint64_t *p = gpr_slot(s, i), mask;
+
+	if (size >= 4) {
+		*p = size == 8 ? v : (uint32_t)v;
+		return;
+	}
+	mask = (UINT64_C(1) << (8 * size)) - 1;
+	*p = (*p & ~mask) | (v & mask);
+}
+
+/* The value of source operand @o, false when it is not known. */
+static bool operand(struct saves *s, const cs_x86_op *o, uint64_t *v)
+{
+	int i;
+
+	if (o->type == X86_OP_IMM) {
+		*v = (uint64_t)o->imm;
+		return true;
+	}
+	if (o->type != X86_OP_REG)
+		return false;
+	if (o->reg == X86_REG_RSP) {
+		*v = s->r->r.rsp;
+		return true;
+	}
+	i = gpr_of(s->h, o->reg);
+	if (i < 0 || (s->unknown & (1u << i)))
+		return false;
+	*v = *gpr_slot(s, i);
+	return true;
+}
+
+static bool is_stack_slot(const cs_x86_op *o)
+{
+	return o->type == X86_OP_MEM && o->mem.base == X86_REG_RSP &&
+	       o->mem.index == X86_REG_INVALID &&
+	       o->mem.segment == X86_REG_INVALID;
+}
+
+static bool store(struct saves *s, rt_raddr at, uint8_t len, uint64_t v)
+{
+	if (s->n == s->max)
+		return false;
+	s->out[s->n++] = (struct rt_spill){ at, len, v };
+	return true;
+}
+
+/* Reads back @len bytes the run stored at @at, the latest store of each
+ * byte winning; false when one of them was not stored by the run. */
+static bool load(const struct saves *s, rt_raddr at, size_t len,
+		 uint64_t *v)
+{
+	*v = 0;
+	for (size_t k = 0; k < len; k++) {
+		size_t i = s->n;
+
+		while (i-- > 0)
+			if (at + k >= s->out[i].addr &&
+			    at + k < s->out[i].addr + s->out[i].len)
+				break;
+		if (i == SIZE_MAX)
+			return false;
+		*v |= (s->out[i].value >> (8 * (at + k - s->out[i].addr)) &
+		       0xff) << (8 * k);
+	}
+	return true;
+}
+
+/* mov, movabs, and: to a register (a load from memory makes it unknown: a later
+ * store of it ends the run) or to a stack slot. */
+static bool run_mov(struct saves *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	int i = a->type == X86_OP_REG ? gpr_of(s->h, a->reg) : -1;
+	uint64_t v;
+
+	if (is_stack_slot(a))
+		return ci->id != X86_INS_AND && operand(s, b, &v) &&
+		       store(s, s->r->r.rsp + a->mem.disp, a->size, v);
+	if (i < 0)
+		return false;
+	if (ci->id != X86_INS_AND && b->type == X86_OP_MEM) {
+		if (!is_stack_slot(b) ||
+		    !load(s, s->r->r.rsp + b->mem.disp, b->size, &v)) {
+			s->unknown |= 1u << i;
+			return true;
+		}
+	} else if (!operand(s, b, &v)) {
+		s->unknown |= 1u << i;
+		return true;
+	}
+	if (ci->id == X86_INS_AND)
+		v &= *gpr_slot(s, i);
+	gpr_set(s, i, v, a->size);
+	s->unknown &= ~(1u << i);
+	return true;
+}
+
+/* lea of a stack slot or of something beside the code (a constant the
+ * optimiser passes in place of an argument). */
+static bool run_lea(struct saves *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	int i = a->type == X86_OP_REG ? gpr_of(s->h, a->reg) : -1;
+	uint64_t v;
+
+	if (i < 0 || b->type != X86_OP_MEM || b->mem.index != X86_REG_INVALID)
+		return false;
+	if (b->mem.base == X86_REG_RIP)
+		v = ci->address + ci->size + (uint64_t)b->mem.disp;
+	else if (b->mem.base == X86_REG_RSP)
+		v = s->r->r.rsp + (uint64_t)b->mem.disp;
+	else
+		return false;
+	gpr_set(s, i, v, a->size);
+	s->unknown &= ~(1u << i);
+	return true;
+}
+
+/* sub from a register other than rsp, cmp, jne: what a prologue that
+ * probes its stack page by page runs (mov %rsp,%r11; sub $N,%r11; 1: sub
+ * $0x1000,%rsp; movq $0,(%rsp); cmp %r11,%rsp; jne 1b). */
+static bool run_probe_loop(struct saves *s, const cs_insn *ci, bool cmp)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	uint64_t va, vb;
+	int i;
+
+	switch (ci->id) {
+	case X86_INS_SUB:
+		i = gpr_of(s->h, a->reg);
+		if (x->op_count != 2 || a->type != X86_OP_REG || i < 0 ||
+		    !operand(s, a, &va) || !operand(s, b, &vb))
+			return false;
+		gpr_set(s, i, va - vb, a->size);
+		return true;
+	case X86_INS_CMP:
+		if (x->op_count != 2 || !operand(s, a, &va) ||
+		    !operand(s, b, &vb))
+			return false;
+		s->cmp = true;
+		s->equal = va == vb;
+		return true;
+	case X86_INS_JNE:
+		if (!cmp || x->op_count != 1 || a->type != X86_OP_IMM)
+			return false;
+		if (!s->equal)
+			s->jump = (rt_raddr)a->imm;
+		return true;
+	}
+	return false;
+}
+
+/* Runs one instruction of the saving prefix; false at the first other. */
+static bool run_save(struct saves *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	bool cmp = s->cmp;
+	uint64_t v;
+
+	s->cmp = false;
+	switch (ci->id) {
+	case X86_INS_PUSH:
+		if (x->op_count != 1 || a->size != 8 || !operand(s, a, &v) ||
+		    !store(s, s->r->r.rsp - 8, 8, v))
+			return false;
+		s->r->r.rsp -= 8;
+		return true;
+	case X86_INS_SUB:
+		if (x->op_count != 2 || a->type != X86_OP_REG ||
+		    a->reg != X86_REG_RSP)
+			break;
+		if (b->type != X86_OP_IMM)
+			return false;
+		s->r->r.rsp -= (uint64_t)b->imm;
+		return true;
+	case X86_INS_MOV:
+	case X86_INS_MOVABS:
+	case X86_INS_AND:
+		return x->op_count == 2 && run_mov(s, ci);
+	case X86_INS_LEA:
+		return x->op_count == 2 && run_lea(s, ci);
+	}
+	return run_probe_loop(s, ci, cmp);
+}
+
+size_t rt_arch_run_saves(const uint8_t *code, size_t len, struct rt_regs *r,
+			 struct rt_spill *out, size_t max)
+{
+	struct saves s = { .r = r, .out = out, .max = max };
+	const uint8_t *code0 = code;
+	size_t len0 = len, steps = 0;
+	struct rt_regs start;
+	rt_raddr addr = r->r.rip, ip0 = r->r.rip;
+	cs_insn *ci;
+
+	memcpy(&start, r, sizeof(start));
+	if (open_capstone(&s.h) || !(ci = cs_malloc(s.h)))
+		return 0;
+	while (len && steps++ < SAVES_STEPS_MAX &&
+	       cs_disasm_iter(s.h, &code, &len, &addr, ci) && run_save(&s, ci)) {
+		if (s.jump) {
+			/* only back into what was already run */
+			if (s.jump < ip0 || s.jump >= addr)
+				break;
+			code = code0 + (s.jump - ip0);
+			len = len0 - (s.jump - ip0);
+			addr = s.jump;
+			s.jump = 0;
+		}
+		r->r.rip = addr;
+	}
+	cs_free(ci, 1);
+	/* what the debug information places in a register rtrace lost
+	 * track of would be wrong: keep the entry's values there */
+	for (size_t i = 0; i < ARRAY_SIZE(gprs); i++)
+		if (s.unknown & (1u << i))
+			*gpr_slot(&s, (int)i) =
+				*(const uint64_t *)((const char *)&start.r +
+						    gprs[i].off);
+	return s.n;
 }

@@ -59,6 +59,11 @@ uint64_t rt_arch_retval(const struct rt_regs *r)
 	return r->r.rax;
 }
 
+uint64_t rt_arch_retval2(const struct rt_regs *r)
+{
+	return r->r.rdx;
+}
+
 uint64_t rt_arch_arg(const struct rt_regs *r, unsigned n)
 {
 	switch (n) {
@@ -168,6 +173,11 @@ const uint8_t *rt_arch_ret_code(size_t *len)
 unsigned rt_arch_dwarf_sp(void)
 {
 	return 7;  /* %rsp in the x86-64 psABI numbering */
+}
+
+unsigned rt_arch_dwarf_fp(void)
+{
+	return 6;  /* %rbp */
 }
 
 size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out, size_t max)

@@ -38,6 +38,10 @@ void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp);
 /* Integer return value register as seen at a function's exit. */
 uint64_t rt_arch_retval(const struct rt_regs *r);
 
+/* The second one, for a value returned in two registers (a fat pointer,
+ * a 128-bit integer). */
+uint64_t rt_arch_retval2(const struct rt_regs *r);
+
 /* Integer argument @n (0-based) at a function's entry, by the C/Rust ABI;
  * returns 0 for n beyond the register arguments. */
 uint64_t rt_arch_arg(const struct rt_regs *r, unsigned n);
@@ -52,6 +56,9 @@ size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out,
 
 /* DWARF number of the stack pointer register. */
 unsigned rt_arch_dwarf_sp(void);
+
+/* DWARF number of the frame pointer register. */
+unsigned rt_arch_dwarf_fp(void);
 
 /* Name of register argument @n for printing ("rdi"...); static string. */
 const char *rt_arch_arg_name(unsigned n);
@@ -318,5 +325,25 @@ struct rt_tramp_spec {
 enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 				    rt_raddr at, rt_raddr recorder,
 				    uint8_t *buf, size_t *len);
+
+/* ---- the register saves of a prologue ------------------------------- */
+
+/* A register the prologue stored on the stack: @len bytes of @value at
+ * @addr. */
+struct rt_spill {
+	rt_raddr addr;
+	uint8_t len;
+	uint64_t value;
+};
+
+/* Runs on @r (a thread at a function's first instruction, @code its
+ * original bytes from there) the prefix of the prologue that only saves
+ * registers on the stack: pushes, the stack pointer's subtraction, stores
+ * of registers to the stack.  @r's ip and sp are left past it, its stores
+ * go to @out (@max at most); returns how many.  Unoptimised code spills
+ * the arguments there, and its debug information says where they are
+ * only after that. */
+size_t rt_arch_run_saves(const uint8_t *code, size_t len, struct rt_regs *r,
+			 struct rt_spill *out, size_t max);
 
 #endif

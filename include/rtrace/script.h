@@ -41,10 +41,12 @@ enum rt_info { RT_INFO_THREADS, RT_INFO_BREAKS, RT_INFO_COUNTERS };
 
 /* A value `print` shows. */
 struct rt_pval {
-	enum { RT_PV_ARG, RT_PV_REG, RT_PV_RETVAL, RT_PV_TID } kind;
+	enum { RT_PV_ARG, RT_PV_REG, RT_PV_RETVAL, RT_PV_TID,
+	       RT_PV_NAME } kind;
 	unsigned arg;            /* RT_PV_ARG: 0..5 */
 	const char *text;        /* as written: "arg1", "$rax", "retval",
-				  * "tid" */
+				  * "tid", an argument's name or "args"
+				  * (RT_PV_NAME, typed from the DWARF) */
 };
 
 struct rt_script_cmd {

@@ -32,6 +32,7 @@ struct rt_hit {
 	rt_raddr site;               /* the probe's address */
 	const struct rt_regs *regs;  /* the thread's registers at the hit */
 	uint64_t ts;
+	struct rt_tracer *tr;        /* for rt_tracer_thread_view() */
 };
 
 /* What a probe action answers. */
@@ -131,6 +132,15 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
  * strings the caller frees.  Returns how many (0 when none is held). */
 size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
 			   struct rt_log_frame *out, size_t max);
+
+/* The modules (libdwfl, with their debug information) and the memory of
+ * the process of thread @tid, stopped (held, or at a hit), still the
+ * tracer's, for reading the thread's values.  0, -ESRCH when rtrace has
+ * no such thread, -ENODATA when its modules cannot be read. */
+struct Dwfl;
+struct rt_mem;
+int rt_tracer_thread_view(struct rt_tracer *tr, pid_t tid, struct Dwfl **dwfl,
+			  struct rt_mem **mem);
 
 /* When (now_ns()) a thread of the traced program last took signal @sig
  * from a signal-delivery stop, or 0 if none has. */

@@ -22,6 +22,10 @@ struct rt_unwinder;
  * when it cannot be made.  Free with rt_unwinder_free(). */
 struct rt_unwinder *rt_unwinder_new(pid_t pid, struct rt_mem *mem);
 
+/* The libdwfl session of @u, still @u's: the modules of its process,
+ * with their debug information. */
+struct Dwfl *rt_unwinder_dwfl(struct rt_unwinder *u);
+
 /* Frees the unwinder; accepts NULL. */
 void rt_unwinder_free(struct rt_unwinder *u);
 

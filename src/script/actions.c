@@ -19,6 +19,7 @@
 #include "rtrace/match.h"
 #include "rtrace/tracer.h"
 #include "rtrace/util.h"
+#include "rtrace/values.h"
 #include "script-int.h"
 
 #define BACKTRACE_MAX 256
@@ -56,6 +57,8 @@ static bool pvalue(const struct rt_pval *v, const struct rt_regs *r,
 		return true;
 	case RT_PV_REG:
 		return rt_arch_reg_by_name(r, v->text + 1, out);
+	case RT_PV_NAME:
+		break;
 	}
 	return false;
 }
@@ -75,6 +78,91 @@ static void print_values(FILE *f, const struct rt_pval *vals, size_t n,
 			fprintf(f, "%" PRIu64 " (%#" PRIx64 ")", v, v);
 	}
 	fputc('\n', f);
+}
+
+/* A stopped thread whose values are printed, at a stop or at a hit. */
+struct where {
+	struct rt_tracer *tr;
+	pid_t tid;
+	const char *name;             /* its function */
+	const struct rt_regs *regs;   /* ip at the probe */
+	bool exit;
+	const char *prefix;           /* before each line, or NULL */
+};
+
+/* Writes @text (whole lines) with @prefix before each. */
+static void put_prefixed(const char *text, const char *prefix)
+{
+	for (const char *p = text; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		printf("%s%.*s\n", prefix, (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+}
+
+/* A value printed from the DWARF, with its type: an argument by name,
+ * args, or retval. */
+static int print_typed(struct rt_script_session *s,
+		       const struct rt_script_cmd *c, const struct rt_pval *v,
+		       const struct where *w)
+{
+	struct rt_vframe fr = { .regs = *w->regs, .at_exit = w->exit };
+	const char *why = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int err = f ? rt_tracer_thread_view(w->tr, w->tid, &fr.dwfl, &fr.mem)
+		    : -ENOMEM;
+
+	if (!err)
+		err = rt_values_print(f, &fr, v->text, &why);
+	if (err == -ENODATA && v->kind == RT_PV_RETVAL) {
+		/* no DWARF for it: the register, as without types */
+		print_values(f, v, 1, w->regs, w->tid, true);
+		err = 0;
+	}
+	if (f)
+		fclose(f);
+	if (!err)
+		put_prefixed(text, w->prefix ?: "");
+	free(text);
+	if (err == -ENOENT)
+		rt_sess_fail(s, c, "print: %s has no argument '%s' (print "
+			     "args lists them)", w->name, v->text);
+	else if (err)
+		rt_sess_fail(s, c, "print %s: %s (%s)", v->text,
+			     why ?: "the debug information cannot be read",
+			     w->name);
+	return err ? -EINVAL : 0;
+}
+
+static bool is_typed(const struct rt_pval *v)
+{
+	return v->kind == RT_PV_NAME || v->kind == RT_PV_RETVAL;
+}
+
+/* Registers share a line, as they always have; a typed value has its
+ * own (args: one per argument). */
+static int print_mixed(struct rt_script_session *s,
+		       const struct rt_script_cmd *c,
+		       const struct rt_pval *vals, size_t n,
+		       const struct where *w)
+{
+	int err = 0;
+
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && !is_typed(&vals[j]); j++)
+			;
+		if (j > i) {
+			fputs(w->prefix ?: "", stdout);
+			print_values(stdout, vals + i, j - i, w->regs, w->tid,
+				     w->exit);
+		}
+		if (j < n)
+			err = print_typed(s, c, &vals[j++], w) ?: err;
+	}
+	return err;
 }
 
 /* ---- counters ----------------------------------------------------------- */
@@ -103,6 +191,7 @@ static void act(struct rt_script_session *s, const struct rt_script_cmd *a,
 {
 	struct rt_counter *k;
 	struct rt_regs regs;
+	char *prefix;
 
 	switch (a->action) {
 	case RT_ACT_COUNT:
@@ -120,9 +209,12 @@ static void act(struct rt_script_session *s, const struct rt_script_cmd *a,
 		/* $pc is the probe's address, as at a stop */
 		regs = *hit->regs;
 		rt_arch_set_ip(&regs, hit->site);
-		printf("%s %s: ", hit->name, a->at_exit ? "exit" : "entry");
-		print_values(stdout, a->vals, a->nvals, &regs, hit->tid,
-			     a->at_exit);
+		prefix = xasprintf("%s %s: ", hit->name,
+				   a->at_exit ? "exit" : "entry");
+		print_mixed(s, a, a->vals, a->nvals,
+			    &(struct where){ hit->tr, hit->tid, hit->name,
+					     &regs, a->at_exit, prefix });
+		free(prefix);
 		break;
 	}
 	/* in order with what the program itself writes meanwhile */
@@ -279,16 +371,18 @@ static void info_threads(struct rt_script_session *s)
 static int print_stopped(struct rt_script_session *s,
 			 const struct rt_script_cmd *c)
 {
+	struct rt_stopped *st = &s->stop;
+	struct where w = { st->tr, st->tid, st->name, &st->regs, st->exit,
+			   NULL };
+
 	for (size_t i = 0; i < c->nvals; i++)
-		if (c->vals[i].kind == RT_PV_RETVAL && !s->stop.exit) {
+		if (c->vals[i].kind == RT_PV_RETVAL && !st->exit) {
 			rt_sess_fail(s, c, "print: retval is known at an exit; "
 				     "%s is stopped at its entry (finish "
-				     "first)", s->stop.name);
+				     "first)", st->name);
 			return -EINVAL;
 		}
-	print_values(stdout, c->vals, c->nvals, &s->stop.regs, s->stop.tid,
-		     s->stop.exit);
-	return 0;
+	return print_mixed(s, c, c->vals, c->nvals, &w);
 }
 
 static int finish(struct rt_script_session *s, const struct rt_script_cmd *c)

@@ -177,7 +177,23 @@ static int dec_info(struct dec *d)
 	return err;
 }
 
-/* print VALUE...: arg0..arg5, $REGISTER, retval. */
+/* An argument's name as Rust writes one; argN past the registers is a
+ * slip for a register argument. */
+static bool is_name(const char *w)
+{
+	if (strncmp(w, "arg", 3) == 0 && w[3] &&
+	    strspn(w + 3, "0123456789") == strlen(w + 3))
+		return false;
+	if (!(*w == '_' || (*w >= 'a' && *w <= 'z') || (*w >= 'A' && *w <= 'Z')))
+		return false;
+	for (const char *p = w; *p; p++)
+		if (!(*p == '_' || (*p >= '0' && *p <= '9') ||
+		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			return false;
+	return true;
+}
+
+/* print VALUE...: arg0..arg5, $REGISTER, retval, tid, NAME, args. */
 static int pvalue(struct dec *d, size_t i, struct rt_pval *v)
 {
 	static const char *const args[] = { "arg0", "arg1", "arg2", "arg3",
@@ -196,9 +212,14 @@ static int pvalue(struct dec *d, size_t i, struct rt_pval *v)
 			return 0;
 		}
 	}
+	if (is_name(w)) {
+		v->kind = RT_PV_NAME;
+		return 0;
+	}
 	if (w[0] != '$')
-		return err_at(d, i, "cannot print '%s'%s: arg0 to arg5, "
-			      "$REGISTER (such as $rax), retval or tid", w,
+		return err_at(d, i, "cannot print '%s'%s: an argument's name, "
+			      "args, retval, arg0 to arg5, $REGISTER (such "
+			      "as $rax) or tid", w,
 			      mean(m, sizeof(m), w, args, ARRAY_SIZE(args)));
 	while (n < ARRAY_SIZE(regs) && (regs[n] = rt_arch_reg_name(n)))
 		n++;
@@ -268,10 +289,15 @@ static int dec_on(struct dec *d)
 		return 0;
 	if (want_words(d, 5, SIZE_MAX) || values(d, 4))
 		return -EINVAL;
-	for (size_t i = 0; i < c->nvals && !c->at_exit; i++)
-		if (c->vals[i].kind == RT_PV_RETVAL)
+	for (size_t i = 0; i < c->nvals; i++) {
+		if (c->vals[i].kind == RT_PV_RETVAL && !c->at_exit)
 			return err_at(d, 4 + i, "retval is only known at an "
 				      "exit: on GLOB exit do print retval");
+		if (c->vals[i].kind == RT_PV_NAME && c->at_exit)
+			return err_at(d, 4 + i, "arguments are read at an "
+				      "entry: on GLOB entry do print %s",
+				      c->vals[i].text);
+	}
 	return 0;
 }
 
@@ -507,7 +533,8 @@ static const struct spec {
 	  "on GLOB entry|exit do print VALUE...|log TEXT...|count NAME",
 	  "an action at each entry or exit, without stopping" },
 	{ "print", RT_SC_PRINT, dec_print, "print VALUE...",
-	  "arg0..arg5, $REGISTER, retval or tid of the stopped thread" },
+	  "an argument by NAME or all (args), retval, typed from the DWARF; "
+	  "arg0..arg5, $REGISTER or tid of the stopped thread" },
 	{ "quit", RT_SC_QUIT, dec_none, "quit",
 	  "end the session (a stopped program rtrace started is killed)" },
 	{ "record", RT_SC_RECORD, dec_one, "record FILE",

@@ -236,13 +236,20 @@ def test_nodump(args, exe, tag, tmp, extra):
     row(name + "calls per process (by construction)", got == want, "%s, want %s" % (got, want))
 
 
-def main():
+def driver_args():
+    """The options every side driver takes (--rtrace, --rustc, --fixtures,
+    --build), the paths made absolute."""
     ap = argparse.ArgumentParser()
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
         ap.add_argument(a, required=True)
     args = ap.parse_args()
     for a in ("rtrace", "fixtures", "build"):
         setattr(args, a, os.path.abspath(getattr(args, a)))
+    return args
+
+
+def main():
+    args = driver_args()
     for opt in ("0", "3"):
         exe = build(args, opt)
         tmp = tempfile.mkdtemp(prefix="rtrace-adversary.")

@@ -108,8 +108,10 @@ TEST_CASE(every_command_parses)
 		"set count off\nrecord run.rtrace\nbreak a::f\ntbreak a::g\n"
 		"on a::h entry do print arg0 arg1 $rsp tid\n"
 		"on a::h exit do print retval\non a::h exit do log left h\n"
+		"on a::h entry do print line args\n"
 		"on a::* entry do count calls\nrun\nattach 42\ninfo threads\n"
 		"info breaks\ninfo counters\nbacktrace\nbt 5\nprint arg2\n"
+		"print line self args retval _x\n"
 		"finish\ncontinue\nc 3\ndelete a::f\ndelete\nkill\ndetach\n"
 		"report --sort self --limit 20\nreplay --depth 2 old.rtrace\n"
 		"export perfetto out.json\nexport svg f.svg --weight calls\n"
@@ -123,7 +125,7 @@ TEST_CASE(every_command_parses)
 		fprintf(stderr, "  %u:%u: %s\n", s->errors.v[i].line,
 			s->errors.v[i].col, s->errors.v[i].msg);
 	TEST_EQ(s->errors.n, 0);
-	TEST_EQ(s->cmds.n, 43);
+	TEST_EQ(s->cmds.n, 45);
 	rt_script_free(s);
 }
 
@@ -186,6 +188,11 @@ TEST_CASE(errors_name_the_word_with_a_suggestion)
 			   "'a b' is not a counter name"));
 	TEST_TRUE(error_is("print arg9", 1, 7,
 			   "cannot print 'arg9' (did you mean 'arg0'?)"));
+	TEST_TRUE(error_is("print 9lives", 1, 7,
+			   "cannot print '9lives': an argument's name, args"));
+	TEST_TRUE(error_is("on a::f exit do print line", 1, 23,
+			   "arguments are read at an entry: on GLOB entry do "
+			   "print line"));
 	TEST_TRUE(error_is("print $rxx", 1, 7,
 			   "no register 'rxx' on this CPU (did you mean"));
 	TEST_TRUE(error_is("attach 0", 1, 8, "'0' is not a process id"));
