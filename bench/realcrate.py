@@ -22,9 +22,11 @@ For each run (all three by default), alternating in each round:
   uftrace  uftrace record -P 'CRATE::.*'... (dynamic patching; installed
            with apt-get when missing and run as root)
 
-and prints the median wall time of each over --runs rounds, its ratio to
-native (the median of the round-by-round ratios: a busy minute slows the
-whole round), the probe hits rtrace counted, the share of them recorded
+and prints the median wall time of each over --runs rounds, the median of
+the round-by-round ratios of rtrace's to uftrace's (a busy minute slows
+the whole round), the same for CPU time (user and system, the program's
+and the tracer's: what a busy machine slows less), the probe hits rtrace
+counted, the share of them recorded
 without a ptrace stop, and the functions whose breakpoints still stopped
 the program with their stops (from --stats) and why each of their sites
 keeps a breakpoint (from rtrace -l).  The program's output under rtrace
@@ -35,6 +37,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -148,15 +151,24 @@ RUNS = {
 }
 
 
-def timed(cmd, tmp):
-    t0 = time.monotonic()
+def cpu_of_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, tmp, times, what):
+    """Runs @cmd, adds its wall and CPU time (its own and its waited-for
+    descendants': what a busy machine slows less) to @times[@what];
+    its stdout and stderr."""
+    c0, t0 = cpu_of_children(), time.monotonic()
     p = subprocess.run(cmd, cwd=tmp, stdout=subprocess.PIPE,
                        stderr=subprocess.PIPE, text=True)
-    dt = time.monotonic() - t0
+    times[what].append(time.monotonic() - t0)
+    times[what + " cpu"].append(cpu_of_children() - c0)
     if p.returncode != 0:
         sys.exit("bench: %s failed (%d): %s" % (" ".join(cmd), p.returncode,
                                                 p.stderr[-500:]))
-    return dt, p.stdout, p.stderr
+    return p.stdout, p.stderr
 
 
 def same_output(a, b):
@@ -214,21 +226,19 @@ def one_round(args, cmd, crates, tmp, times, last):
     log = os.path.join(tmp, "run.rtrace")
     filters = [a for c in crates for a in ("-f", c + "::*")]
 
-    dt, native_out, _ = timed(cmd, tmp)
-    times["native"].append(dt)
-    dt, out, err = timed([args.rtrace, "record", "--stats", "-o", log] +
-                         filters + ["--"] + cmd, tmp)
+    native_out, _ = timed(cmd, tmp, times, "native")
+    out, err = timed([args.rtrace, "record", "--stats", "-o", log] +
+                     filters + ["--"] + cmd, tmp, times, "rtrace")
     os.unlink(log)
     if not same_output(out, native_out):
         sys.exit("bench: %s printed otherwise under rtrace" % cmd[0])
-    times["rtrace"].append(dt)
     last.update(zip(("hits", "inline", "stopped"), stats_of(err)))
     last["filters"] = filters
     if args.uftrace:
         data = os.path.join(tmp, "uftrace.data")
         pats = [a for c in crates for a in ("-P", c + "::.*")]
-        times["uftrace"].append(timed(["uftrace", "record", "-d", data] +
-                                      pats + cmd, tmp)[0])
+        timed(["uftrace", "record", "-d", data] + pats + cmd, tmp, times,
+              "uftrace")
         shutil.rmtree(data, ignore_errors=True)
 
 
@@ -243,11 +253,13 @@ def row(name, times, last):
                      if times[k] else "-")
     hits = last.get("hits") or 0
     share = 100.0 * (last.get("inline") or 0) / hits if hits else 0
-    vs = ("%.2f" % median_ratio(times["rtrace"], times["uftrace"])
-          if times["uftrace"] else "-")
-    return "| %s | %s | %.3f %% | %s | %s | %s | %s |" % (
+    vs = lambda k: ("%.2f" % median_ratio(times["rtrace" + k],
+                                          times["uftrace" + k])
+                    if times["uftrace"] else "-")
+    return "| %s | %s | %.3f %% | %s | %s | %s | %s | %s | %s | %s |" % (
         name, "{:,}".format(hits), share, med("native"), med("rtrace"),
-        med("uftrace"), vs)
+        med("uftrace"), vs(""), med("rtrace cpu"), med("uftrace cpu"),
+        vs(" cpu"))
 
 
 def stops(args, name, cmd, last):
@@ -273,7 +285,8 @@ def main():
     for name in args.run or list(RUNS):
         what, build, crates = RUNS[name]
         cmd = build()
-        times = {"native": [], "rtrace": [], "uftrace": []}
+        times = {k + c: [] for k in ("native", "rtrace", "uftrace")
+                 for c in ("", " cpu")}
         last = {}
         with tempfile.TemporaryDirectory(prefix="rtrace-bench-") as tmp:
             for _ in range(args.runs):
@@ -284,8 +297,10 @@ def main():
     print("\nmedians of %d round%s; rtrace / uftrace is the median of the "
           "round-by-round ratios" % (args.runs, "" if args.runs == 1 else "s"))
     print("| run | hits | without a stop | native | rtrace | uftrace "
-          "| rtrace / uftrace |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| rtrace / uftrace | rtrace CPU | uftrace CPU "
+          "| rtrace / uftrace CPU |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+          "| ---: |")
     print("\n".join(rows))
 
 if __name__ == "__main__":
