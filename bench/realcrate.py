@@ -3,7 +3,7 @@
 """rtrace on real Rust programs, beside uftrace on the same runs.
 
     bench/realcrate.py [--rtrace build/rtrace] [--run NAME]... [--runs 3]
-                       [--no-uftrace]
+                       [--no-uftrace] [--out FILE]
 
 Each run is a real program built offline with cargo from the sources
 Debian packages as librust-CRATE-dev (installed with apt-get when
@@ -26,14 +26,17 @@ and prints the median wall time of each over --runs rounds, the median of
 the round-by-round ratios of rtrace's to uftrace's (a busy minute slows
 the whole round), the same for CPU time (user and system, the program's
 and the tracer's: what a busy machine slows less), the probe hits rtrace
-counted, the share of them recorded
-without a ptrace stop, and the functions whose breakpoints still stopped
-the program with their stops (from --stats) and why each of their sites
-keeps a breakpoint (from rtrace -l).  The program's output under rtrace
-must be the one it prints alone.  The logs go to a temporary directory
-and are removed: a full run writes gigabytes.
+counted, the share of them recorded without a ptrace stop, and the
+functions whose breakpoints still stopped the program with their stops
+(from --stats) and why each of their sites keeps a breakpoint (from rtrace -l), as Markdown: the "real programs"
+section of bench/RESULTS.md, which it replaces when every run was
+measured (--out FILE writes it elsewhere, - nowhere).  The program's
+output under rtrace must be the one it prints alone.  The logs go to a
+temporary directory and are removed: a full run writes gigabytes.
 """
 import argparse
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -199,17 +202,21 @@ def stopping_names(stopped):
 
 
 def why_stops(rtrace, patterns, cmd, names):
-    """rtrace -l's breakpoint lines of the functions called @names."""
+    """{function: {"KIND: REASON": sites}} from rtrace -l's breakpoint lines
+    of the functions called @names."""
     p = subprocess.run([rtrace, "-l"] + patterns + ["--"] + cmd[:1],
                        capture_output=True, text=True)
-    out, func = [], None
+    out, func = {}, None
     for line in p.stdout.splitlines():
         m = re.match(r"  0x[0-9a-f]+\s+\d+\s+\d+\s+\d+\s+\S+\s+(.+?)"
                      r"(?:  \(.*\))?$", line)
+        b = re.match(r"\s+breakpoint at (.+?) 0x[0-9a-f]+: (.*)$", line)
         if m:
             func = m.group(1)
-        elif func in names and "breakpoint at" in line:
-            out.append("%s: %s" % (func, line.strip()))
+        elif func in names and b:
+            why = out.setdefault(func, {})
+            key = "%s: %s" % b.groups()
+            why[key] = why.get(key, 0) + 1
     return out
 
 
@@ -263,12 +270,52 @@ def row(name, times, last):
 
 
 def stops(args, name, cmd, last):
-    """The functions that still stopped, with why each site did."""
-    print("%s: stops at breakpoints in: %s" %
-          (name, last.get("stopped") or "none"))
-    names = stopping_names(last.get("stopped", ""))
-    for line in why_stops(args.rtrace, last["filters"], cmd, names):
-        print("  " + line)
+    """The functions that still stopped, with their stops and why their
+    sites keep a breakpoint: a line each."""
+    stopped = last.get("stopped") or ""
+    if not stopped:
+        return ["%s: no stop at a breakpoint" % name]
+    why = why_stops(args.rtrace, last["filters"], cmd,
+                    stopping_names(stopped))
+    lines = ["%s: stops at breakpoints in %s" % (name, stopped)]
+    for func, sites in why.items():
+        lines.append("%s: %s" % (func, ", ".join(
+            "%d × %s" % (n, k) for k, n in sites.items())))
+    return lines
+
+
+def bench_run():
+    """bench/run as a module: it owns RESULTS.md and its section lines."""
+    loader = importlib.machinery.SourceFileLoader("bench_run",
+                                                  os.path.join(HERE, "run"))
+    spec = importlib.util.spec_from_loader(loader.name, loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def section(args, rows, notes, load0):
+    """The "real programs" section of RESULTS.md."""
+    run = bench_run()
+    env = argparse.Namespace(rtrace=args.rtrace, rustc="rustc")
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return "\n".join([
+        "## real programs — " + now, "",
+        "* Machine: " + run.machine_line(),
+        "* Load average (1, 5, 15 min): %s at the start, %s at the end"
+        % (load0, run.load_line()),
+        "* rtrace: " + run.version_line(env),
+        "* Command: `bench/realcrate.py%s` (medians of %d round%s; rtrace / "
+        "uftrace is the median of the round-by-round ratios)"
+        % ("" if args.runs == 3 else " --runs %d" % args.runs, args.runs,
+           "" if args.runs == 1 else "s"),
+        ""] + TABLE_HEAD + rows + [""] + ["* " + n for n in notes]) + "\n"
+
+
+TABLE_HEAD = [
+    "| run | hits | without a stop | native | rtrace | uftrace "
+    "| rtrace / uftrace | rtrace CPU | uftrace CPU | rtrace / uftrace CPU |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
 
 def main():
@@ -278,10 +325,12 @@ def main():
                     help="one of the runs (all by default); repeatable")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--no-uftrace", dest="uftrace", action="store_false")
+    ap.add_argument("--out", help="results file (default bench/RESULTS.md "
+                    "when every run is measured; - for none)")
     args = ap.parse_args()
     args.uftrace = args.uftrace and ensure_uftrace()
 
-    rows = []
+    rows, notes, load0 = [], [], bench_run().load_line()
     for name in args.run or list(RUNS):
         what, build, crates = RUNS[name]
         cmd = build()
@@ -291,17 +340,14 @@ def main():
         with tempfile.TemporaryDirectory(prefix="rtrace-bench-") as tmp:
             for _ in range(args.runs):
                 one_round(args, cmd, crates, tmp, times, last)
-        print("%s: %s" % (name, what))
-        stops(args, name, cmd, last)
         rows.append(row(name, times, last))
-    print("\nmedians of %d round%s; rtrace / uftrace is the median of the "
-          "round-by-round ratios" % (args.runs, "" if args.runs == 1 else "s"))
-    print("| run | hits | without a stop | native | rtrace | uftrace "
-          "| rtrace / uftrace | rtrace CPU | uftrace CPU "
-          "| rtrace / uftrace CPU |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-          "| ---: |")
-    print("\n".join(rows))
+        notes.append("%s: %s" % (name, what))
+        notes += stops(args, name, cmd, last)
+    text = section(args, rows, notes, load0)
+    print(text)
+    out = args.out or ("-" if args.run else os.path.join(HERE, "RESULTS.md"))
+    if out != "-":
+        bench_run().write_results(out, "real programs", text)
 
 if __name__ == "__main__":
     main()
