@@ -66,6 +66,7 @@ def crate_sources(crate):
     have = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
                           capture_output=True, text=True).stdout
     if "install ok installed" not in have and os.geteuid() == 0:
+        print("bench: apt-get install %s" % pkg, file=sys.stderr)
         subprocess.run(["apt-get", "install", "-y", "-qq",
                         "--no-install-recommends", pkg],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -133,8 +134,10 @@ def crate_tests(crate, release, filt):
 
 
 def logparse():
-    """bench/logparse, built --release against the packaged regex crate."""
-    crate_sources("regex")
+    """bench/logparse, built --release against the packaged regex crate
+    (with the crates of its default features)."""
+    for crate in ("regex", "aho-corasick", "memchr"):
+        crate_sources(crate)
     binary = cargo_build("logparse", os.path.join(HERE, "logparse"),
                          ["build", "--release"])
     return [binary, "2000"]
