@@ -339,14 +339,17 @@ static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
 	while (j > 0 && len < min) {
 		const struct rt_insn *prev = &f->insns[j - 1];
 
+		/* where a branch lands the region may begin, not go on */
 		if (prev->cls != RT_INSN_PLAIN ||
-		    prev->addr + prev->len != f->insns[j].addr)
+		    prev->addr + prev->len != f->insns[j].addr ||
+		    !clear_inside(s, prev->addr, f->insns[j].addr + 1))
 			break;
 		len += prev->len;
 		j--;
 	}
 	/* short of it (a call's return address before: and al,1; pop rcx;
-	 * ret), the padding after the return makes up the rest */
+	 * ret; or a branch's target: sete al; ret), the padding after the
+	 * return makes up the rest */
 	if (len < min && !pad_covers(s, k, min - len))
 		return RT_INLINE_SHORT;
 	why = moved_region(s, j, k, MIN(len, min), r);

@@ -428,9 +428,11 @@ static rt_raddr lea_rip(const cs_insn *ci, const struct rt_insn *in,
 	return in->addr + in->len + (rt_raddr)x->operands[1].mem.disp;
 }
 
-/* Where the table of the jump at @insns[k] is, or 0.  The add sums base
- * and offset in either order: the lea may load either register. */
-static rt_raddr find_table(csh cs, const struct rt_insn *insns, size_t k)
+/* Where the table of the jump at @insns[k] is, or 0; *shaped when the
+ * jump adds a base to what it loads, as a table jump does.  The add sums
+ * base and offset in either order: the lea may load either register. */
+static rt_raddr find_table(csh cs, const struct rt_insn *insns, size_t k,
+			   bool *shaped)
 {
 	x86_reg target = X86_REG_INVALID, base = X86_REG_INVALID;
 	rt_raddr table = 0;
@@ -454,6 +456,7 @@ static rt_raddr find_table(csh cs, const struct rt_insn *insns, size_t k)
 			table = lea_rip(ci, &insns[j], target);
 		cs_free(ci, 1);
 	}
+	*shaped = base != X86_REG_INVALID;
 	return table;
 }
 
@@ -472,21 +475,18 @@ static bool is_boundary(const struct rt_insn *insns, size_t n, rt_raddr a)
 	return lo < n && insns[lo].addr == a;
 }
 
-size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
-			  int (*read)(void *ctx, rt_raddr addr, void *buf,
-				      size_t len),
-			  void *ctx, rt_raddr *targets, size_t max)
+/* The targets of the table at @table: its entries up to the first that
+ * does not land on an instruction of the function. */
+static size_t read_table(const struct rt_insn *insns, size_t n,
+			 rt_raddr table,
+			 int (*read)(void *ctx, rt_raddr addr, void *buf,
+				     size_t len),
+			 void *ctx, rt_raddr *targets, size_t max)
 {
 	rt_raddr lo = insns[0].addr, hi = insns[n - 1].addr + insns[n - 1].len;
-	rt_raddr table;
 	size_t got = 0;
-	csh cs;
 
-	if (insns[k].cls != RT_INSN_JMP_REG || open_capstone(&cs))
-		return 0;
-	table = find_table(cs, insns, k);
-	/* the table ends where an entry stops making sense */
-	for (size_t i = 0; table && got < max && i < JT_MAX; i++) {
+	for (size_t i = 0; got < max && i < JT_MAX; i++) {
 		int32_t off;
 		rt_raddr to;
 
@@ -498,6 +498,60 @@ size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
 		targets[got++] = to;
 	}
 	return got;
+}
+
+/* Where `lea reg64, [rip + disp32]` at @in points, or 0. */
+static rt_raddr lea_rip_bytes(const struct rt_insn *in)
+{
+	int32_t disp;
+
+	if (in->len != 7 || (in->bytes[0] & 0xfb) != 0x48 ||
+	    in->bytes[1] != 0x8d || (in->bytes[2] & 0xc7) != 0x05)
+		return 0;
+	memcpy(&disp, in->bytes + 3, sizeof(disp));
+	return in->addr + in->len + (rt_raddr)(int64_t)disp;
+}
+
+/* The targets of every table that a rip-relative lea of the function
+ * loads: a table jump whose base was loaded far from it (hoisted out of
+ * the loop the jump dispatches) takes its base from one of them.  More
+ * places than the jump's own only keep more bytes from being patched;
+ * 0 when they do not all fit. */
+static size_t all_tables(const struct rt_insn *insns, size_t n,
+			 int (*read)(void *ctx, rt_raddr addr, void *buf,
+				     size_t len),
+			 void *ctx, rt_raddr *targets, size_t max)
+{
+	size_t got = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rt_raddr table = lea_rip_bytes(&insns[i]);
+
+		if (!table)
+			continue;
+		got += read_table(insns, n, table, read, ctx, targets + got,
+				  max - got);
+		if (got == max)
+			return 0;
+	}
+	return got;
+}
+
+size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
+			  int (*read)(void *ctx, rt_raddr addr, void *buf,
+				      size_t len),
+			  void *ctx, rt_raddr *targets, size_t max)
+{
+	rt_raddr table;
+	bool shaped = false;
+	csh cs;
+
+	if (insns[k].cls != RT_INSN_JMP_REG || open_capstone(&cs))
+		return 0;
+	table = find_table(cs, insns, k, &shaped);
+	if (table)
+		return read_table(insns, n, table, read, ctx, targets, max);
+	return shaped ? all_tables(insns, n, read, ctx, targets, max) : 0;
 }
 
 /* ---- the register saves of a prologue --------------------------------- */

@@ -367,3 +367,88 @@ TEST_CASE(undecodable)
 	TEST_EQ(v.n, 0);
 	vec_free(&v);
 }
+
+/* ---- jump tables ------------------------------------------------------- */
+
+#define TABLE (AT + 0x1000)
+
+/* The table at TABLE: offsets from its start to the two targets, then an
+ * entry that lands nowhere (the end of the table). */
+static int32_t table_words[3];
+
+static int read_table_words(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < TABLE || addr + len > TABLE + sizeof(table_words))
+		return -EFAULT;
+	memcpy(buf, (const uint8_t *)table_words + (addr - TABLE), len);
+	return 0;
+}
+
+/* `lea rbx, [rip + TABLE]` at AT, @gap nops, `movsxd rcx, [rbx + 4*rcx];
+ * add rcx, rbx; jmp rcx` (or, !@shaped, `mov rcx, [rdi]; jmp rcx`), then
+ * three rets: the targets of the table are the first two.  The number of
+ * targets rt_arch_jump_table() finds (at most @max, into @targets); the
+ * first ret's address in *ret0. */
+static size_t table_jump(size_t gap, bool shaped, rt_raddr *targets,
+			 size_t max, rt_raddr *ret0)
+{
+	static const uint8_t dispatch[] = { 0x48, 0x63, 0x0c, 0x8b,
+					    0x48, 0x01, 0xd9 };
+	static const uint8_t load[] = { 0x48, 0x8b, 0x0f };
+	uint8_t code[256];
+	size_t n = 0, got;
+	int32_t disp = (int32_t)(TABLE - (AT + 7));
+	rt_insn_vec v = { 0 };
+
+	code[n++] = 0x48, code[n++] = 0x8d, code[n++] = 0x1d;
+	memcpy(code + n, &disp, 4), n += 4;
+	memset(code + n, 0x90, gap), n += gap;
+	if (shaped)
+		memcpy(code + n, dispatch, sizeof(dispatch)), n += sizeof(dispatch);
+	else
+		memcpy(code + n, load, sizeof(load)), n += sizeof(load);
+	code[n++] = 0xff, code[n++] = 0xe1;
+	*ret0 = AT + n;
+	memset(code + n, 0xc3, 3), n += 3;
+	table_words[0] = (int32_t)(*ret0 - TABLE);
+	table_words[1] = (int32_t)(*ret0 + 1 - TABLE);
+	table_words[2] = 0x7fffffff;
+	if (rt_arch_decode(code, n, AT, &v) || v.n < 5)
+		return 99;
+	got = rt_arch_jump_table(v.v, v.n, v.n - 4, read_table_words, NULL,
+				 targets, max);
+	vec_free(&v);
+	return got;
+}
+
+TEST_CASE(jump_table_near)
+{
+	rt_raddr t[8], ret0;
+
+	TEST_EQ(table_jump(0, true, t, 8, &ret0), 2);
+	TEST_EQ(t[0], ret0);
+	TEST_EQ(t[1], ret0 + 1);
+}
+
+/* The lea hoisted out of the loop, too far back to be seen from the jump:
+ * every table a lea of the function loads counts. */
+TEST_CASE(jump_table_far_lea)
+{
+	rt_raddr t[8], ret0;
+
+	TEST_EQ(table_jump(200, true, t, 8, &ret0), 2);
+	TEST_EQ(t[0], ret0);
+	TEST_EQ(t[1], ret0 + 1);
+	/* a table that fills the room may go on: not known */
+	TEST_EQ(table_jump(200, true, t, 2, &ret0), 0);
+}
+
+/* A jump through a loaded pointer is no table, whatever leas are near. */
+TEST_CASE(jump_through_pointer)
+{
+	rt_raddr t[8], ret0;
+
+	TEST_EQ(table_jump(0, false, t, 8, &ret0), 0);
+	TEST_EQ(table_jump(200, false, t, 8, &ret0), 0);
+}

@@ -231,6 +231,51 @@ TEST_CASE(epilogue_and_padding_together)
 	vec_free(&f.insns);
 }
 
+/* The trampoline of probe @i runs one moved instruction (@mnemonic @ops),
+ * records the exit with the stack as at the return, and returns. */
+static bool moves_one_then_exits(const struct fn *f, size_t i,
+				 const char *mnemonic, const char *ops)
+{
+	cs_insn *ci = NULL;
+	size_t n = 0;
+	bool ok;
+
+	if (tramp(f, i, &ci, &n))
+		return false;
+	ok = n == 6 && is(&ci[0], mnemonic, ops) &&
+	     records(ci + 1, rt_arch_recorder(), RT_REC_EXIT, RT_EV_EXIT) &&
+	     is(&ci[5], "ret", NULL);
+	cs_free(ci, n);
+	return ok;
+}
+
+/* sete al; ret where a branch lands on the sete, two bytes of padding:
+ * the epilogue stops where the branch lands (the jump may begin there,
+ * not cover it) and the padding makes up the rest. */
+TEST_CASE(epilogue_stops_where_a_branch_lands)
+{
+	struct fn f = { 0 };
+
+	/* mov rax, [rdi+0x50]; cmp rax, [rsi+0x38]; je L; mov eax, [rdi+0x1c];
+	 * cmp eax, [rsi+4]; L: sete al; ret; int3 x2 */
+	PLAN(f, 0x48, 0x8b, 0x47, 0x50, 0x48, 0x3b, 0x46, 0x38, 0x74, 0x06,
+	     0x8b, 0x47, 0x1c, 0x3b, 0x46, 0x04, 0x0f, 0x94, 0xc0, 0xc3,
+	     0xcc, 0xcc);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_JUMP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 0x10);  /* sete al */
+	TEST_EQ(f.probes[1].patch_len, 5);
+	TEST_EQ(f.probes[1].patch_code, 4);
+	TEST_TRUE(moves_one_then_exits(&f, 1, "sete", "al"));
+	/* no padding: too short for a jump, it hops from L, never before */
+	PLAN(f, 0x48, 0x8b, 0x47, 0x50, 0x48, 0x3b, 0x46, 0x38, 0x74, 0x06,
+	     0x8b, 0x47, 0x1c, 0x3b, 0x46, 0x04, 0x0f, 0x94, 0xc0, 0xc3);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[1].patch_lo, LO + 0x10);
+	vec_free(&f.insns);
+}
+
 /* A loop back to the second instruction: the entry keeps its breakpoint. */
 TEST_CASE(branch_into_region_refused)
 {
@@ -507,9 +552,7 @@ TEST_CASE(pop_ret_after_call_hops_through_relay)
 		0x31, 0xc0, 0x59, 0xc3,        /* c: xor; pop rcx; ret */
 	};
 	struct fn f = { 0 };
-	cs_insn *ci = NULL;
 	uint8_t hop[2];
-	size_t n;
 
 	/* no padding: the entry grows over the call to make room */
 	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
@@ -535,13 +578,7 @@ TEST_CASE(pop_ret_after_call_hops_through_relay)
 	TEST_TRUE(rt_arch_patch_hop(LO + 0xa, LO + 0x14, NULL, hop));
 	TEST_EQ(hop[0], 0xeb);
 	TEST_EQ(hop[1], 8);
-	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
-	TEST_EQ(n, 6);
-	TEST_TRUE(is(&ci[0], "pop", "rcx"));
-	TEST_TRUE(records(ci + 1, rt_arch_recorder(), RT_REC_EXIT,
-			  RT_EV_EXIT));
-	TEST_TRUE(is(&ci[5], "ret", NULL));
-	cs_free(ci, n);
+	TEST_TRUE(moves_one_then_exits(&f, 1, "pop", "rcx"));
 	vec_free(&f.insns);
 }
 
