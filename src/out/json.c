@@ -13,6 +13,7 @@ static const char *ending(const struct rt_report *rep)
 	case RT_END_EXITED: return "exited";
 	case RT_END_INTERRUPTED: return "interrupted";
 	case RT_END_DETACHED: return "detached";
+	case RT_END_RUNNING: return "running";
 	default: return "failed";
 	}
 }

@@ -49,6 +49,10 @@ static void print_ending(FILE *out, const struct rt_report *rep)
 	case RT_END_FAILED:
 		fputs("rtrace lost control of the program\n", out);
 		return;
+	case RT_END_RUNNING:
+		fputs("not yet: the program runs on, traced (an interim "
+		      "report)\n", out);
+		return;
 	}
 	if (rt_waitstatus_signaled(rep->end->status, &sig))
 		fprintf(out, "the program was killed by signal %d (%s)\n", sig,
