@@ -7,8 +7,9 @@
  * a pipe: the end of file on the read end says the report is out.
  *
  * The grandchild inherits rtrace's handlers (the stop signals pass
- * Ctrl-C on to the program, the rescue writes to its memory); it puts
- * every signal back to its default before it does anything.  It leaves
+ * Ctrl-C on to the program, the rescue writes to its memory) and its
+ * descriptors; it puts every signal back to its default and closes what
+ * it does not need before it does anything.  It leaves
  * with _exit(), so nothing of rtrace's (the log's buffer) is flushed
  * twice.
  */
@@ -44,6 +45,17 @@ static void default_signals(void)
 	signal(SIGUSR1, SIG_IGN);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Closes every descriptor but stdin, stdout, stderr and @fd: the
+ * report's process must hold nothing of rtrace's (the guardian's socket,
+ * whose end tells the guardian that rtrace is gone; the program's
+ * memory; the log being written). */
+static void keep_only_stdio_and(int fd)
+{
+	if (dup2(fd, 3) < 0)
+		return;
+	close_range(4, ~0U, 0);
 }
 
 /* The report of the log so far; it ends now, the program still runs. */
@@ -90,6 +102,7 @@ int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 		close(pfd[0]);
 		if (fork() == 0) {
 			default_signals();
+			keep_only_stdio_and(pfd[1]);
 			_exit(print_report(o, out));
 		}
 		_exit(0);
