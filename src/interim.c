@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -85,10 +86,17 @@ int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 		     FILE *out)
 {
 	int pfd[2], status;
+	struct stat st;
 	pid_t mid;
 
 	if (rt_interim_busy())
 		return -EBUSY;
+	/* -o /dev/null: nothing to read back */
+	if (stat(o->log_path, &st) != 0 || !S_ISREG(st.st_mode)) {
+		pr_warn("no interim report: the log, %s, is not a file",
+			o->log_path);
+		return -EINVAL;
+	}
 	rt_evlog_flush(w);
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		pr_warn("no interim report: %s", strerror(errno));

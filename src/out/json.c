@@ -43,7 +43,8 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "inline_sites", rep->inline_sites, true);
 	json_u64(out, "stop_events", rep->sum.stop_events, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
-		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
+		rep->end && rep->end->how != RT_END_RUNNING ?
+			rt_waitstatus_shell_code(rep->end->status) : -1);
 	fprintf(out, "\"mode\": \"%s\", ",
 		rep->mode == RT_REPORT_COUNT ? "count" :
 		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");
