@@ -14,7 +14,7 @@
 #include "rtrace/marks.h"
 #include "rtrace/output.h"
 
-#define SHORT_FACTOR 4
+#define SHORT_FACTOR 4ULL
 #define STOP_ERROR_DIV 10  /* a stop's cost is known within a tenth */
 
 static const struct {
@@ -125,5 +125,5 @@ void rt_marks_legend(FILE *out, const struct rt_report *rep)
 		fprintf(out, " (%s with stops)",
 			rt_fmt_duration(b, sizeof(b), short_ns(rep, true)));
 	fprintf(out, ", %d times what the clock and the compensation may "
-		"be off by per call.\n", SHORT_FACTOR);
+		"be off by per call.\n", (int)SHORT_FACTOR);
 }
