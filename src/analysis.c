@@ -355,6 +355,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	 * came out of this call */
 	call.total = MAX(call.total, fr->child_total);
 	call.self = call.total - fr->child_total;
+	call.taken = raw > call.total ? raw - call.total : 0;
 	call.end = timeline(f, t, ts);
 	call.ret = ret;
 	/* the start the views saw at entry; the clamps of the compensated

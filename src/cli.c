@@ -40,6 +40,7 @@ enum long_only {
 	OPT_ENGINE,
 	OPT_INLINED,
 	OPT_NO_INLINED,
+	OPT_PROGRESS,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +70,7 @@ static const struct option long_opts[] = {
 	{ "report-file", required_argument, NULL, OPT_REPORT_FILE },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "debug", required_argument, NULL, OPT_DEBUG },
 	{ "script", required_argument, NULL, 'x' },
@@ -149,6 +151,12 @@ static const char help_text[] =
 "      --coverage       which selected functions run at all: each\n"
 "                       breakpoint is taken out at its first hit, so the\n"
 "                       program soon runs at native speed\n"
+"      --progress       the progress line (elapsed time, calls, events per\n"
+"                       second, stops, the log's size) even when stderr is\n"
+"                       not a terminal: then a line a second.  On a\n"
+"                       terminal it is on, rewritten 4 times a second.\n"
+"                       SIGUSR1 prints an interim report of the calls\n"
+"                       recorded so far; the trace goes on\n"
 "      --stats          print the stops and rtrace's system calls per hit,\n"
 "                       the share of events recorded inline, and the\n"
 "                       functions whose breakpoints stopped the program\n"
@@ -229,7 +237,8 @@ static const char help_text[] =
 "                       names\n"
 "\n"
 "General:\n"
-"  -q, --quiet          no summary line; errors and warnings only\n"
+"  -q, --quiet          no progress line and no summary line; errors and\n"
+"                       warnings only\n"
 "  -v, --verbose        say more (-vv: debug messages of every module)\n"
 "      --debug=LIST     debug messages of some modules, e.g. tracer,probes\n"
 "  -h, --help           show this help; after a command (report --help):\n"
@@ -374,6 +383,7 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_COUNT: o->count_only = true; break;
 	case OPT_COVERAGE: o->coverage = true; break;
 	case OPT_STATS: o->stats = true; break;
+	case OPT_PROGRESS: o->progress = true; break;
 	case OPT_ENGINE:
 		if (strcmp(arg, "inline") == 0)
 			o->engine = RT_ENGINE_INLINE;
@@ -548,6 +558,7 @@ static void unset_flag(int c, struct rt_opts *o)
 	case OPT_COUNT: o->count_only = false; break;
 	case OPT_COVERAGE: o->coverage = false; break;
 	case OPT_STATS: o->stats = false; break;
+	case OPT_PROGRESS: o->progress = false; break;
 	case OPT_STACKS: o->show_stacks = false; break;
 	case OPT_MEM: o->mem = o->heap_series = false; break;
 	case OPT_HEAP_SERIES: o->heap_series = false; break;

@@ -172,6 +172,7 @@ struct rt_evlog_writer {
 	size_t biglen;
 	int err;		/* first write error, -errno */
 	uint64_t write_ns;	/* time spent in write(2) so far */
+	uint64_t bytes;		/* handed to the file so far */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -228,6 +229,7 @@ static int flush(struct rt_evlog_writer *w)
 	t0 = now_ns();
 	rc = write_all_done(w->fd, w->buf, w->len, &done);
 	w->write_ns += now_ns() - t0;
+	w->bytes += done;
 	if (rc < 0) {
 		/* what did reach the file is in the log: count it there */
 		saved = MIN(events_within(w->buf, w->len, done), w->pending);
@@ -280,6 +282,8 @@ static int block_end(struct rt_evlog_writer *w)
 	zfree(&w->big);
 	if (rc < 0)
 		write_failed(w, rc);
+	else
+		w->bytes += w->biglen;
 	return w->err;
 }
 
@@ -524,6 +528,11 @@ uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w)
 uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w)
 {
 	return w->write_ns;
+}
+
+uint64_t rt_evlog_size(const struct rt_evlog_writer *w)
+{
+	return w->bytes + w->len;
 }
 
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w)

@@ -196,10 +196,12 @@ static void say_given_back(void)
 static void ignore_stop_signals(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT,
-				    SIGPIPE, SIGALRM, SIGTSTP };
+				    SIGPIPE, SIGALRM, SIGTSTP, SIGUSR1 };
 	sigset_t none;
 
-	/* Ctrl-C reaches the whole group: rtrace detaches and says bye */
+	/* Ctrl-C reaches the whole group: rtrace detaches and says bye;
+	 * `pkill -USR1 rtrace`, rtrace's interim report, reaches this
+	 * process too */
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
 		signal(sigs[i], SIG_IGN);
 	sigemptyset(&none);

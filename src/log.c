@@ -11,6 +11,7 @@
 #include "rtrace/log.h"
 
 int rt_log_verbose;
+void (*rt_log_before_print)(void);
 
 static int debug_level[RT_DOM_MAX];
 
@@ -76,6 +77,8 @@ void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
 		return;
 	if (level == RT_LVL_INFO && rt_log_verbose < 1)
 		return;
+	if (rt_log_before_print)
+		rt_log_before_print();
 	fputs("rtrace: ", stderr);
 	if (level == RT_LVL_WARN)
 		fputs("warning: ", stderr);

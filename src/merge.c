@@ -16,6 +16,7 @@
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
+#include "rtrace/marks.h"
 #include "rtrace/merge.h"
 #include "rtrace/output.h"
 #include "rtrace/report.h"
@@ -141,13 +142,6 @@ static void lower_modes(struct merged *m)
 			"which functions ran, no counts");
 }
 
-static uint64_t wall_of(const struct rt_report *rep)
-{
-	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
-
-	return end > rep->info->start_ns ? end - rep->info->start_ns : 0;
-}
-
 /* The log that says how the set ended: the first one that did not exit
  * with status 0, else the first. */
 static const struct rt_report *telling_end(const struct merged *m)
@@ -190,7 +184,7 @@ static void merge_header(struct merged *m)
 	for (size_t i = 0; i < m->n; i++) {
 		const struct rt_report *r = m->reps[i];
 
-		wall += wall_of(r);
+		wall += rt_report_run_ns(r);
 		sum->events += r->sum.events;
 		sum->calls += r->sum.calls;
 		sum->inlined_calls += r->sum.inlined_calls;
@@ -199,6 +193,9 @@ static void merge_header(struct merged *m)
 		sum->unwound += r->sum.unwound;
 		sum->incomplete += r->sum.incomplete;
 		sum->stops += r->sum.stops;
+		sum->stop_events += r->sum.stop_events;
+		sum->inline_cost_ns = MAX(sum->inline_cost_ns,
+					  r->sum.inline_cost_ns);
 		cost_x_stops += r->sum.stop_cost_ns * r->sum.stops;
 		stops += r->sum.stops;
 		cut |= r->cut || !r->end;

@@ -77,8 +77,10 @@ static void on_leave(void *ctx, const struct rt_call *c)
 	}
 	st->unwound += !!(c->flags & RT_CALL_UNWOUND);
 	st->incomplete += !!(c->flags & RT_CALL_INCOMPLETE);
-	if (c->outermost)
+	if (c->outermost) {
 		st->total += c->total;
+		st->taken += c->taken;
+	}
 	st->self += c->self;
 	/* a call already running when rtrace attached began outside the
 	 * traced window: its time counts, not the call itself */

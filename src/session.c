@@ -21,6 +21,7 @@
 #include "rtrace/evlog.h"
 #include "rtrace/hooks.h"
 #include "rtrace/inlined.h"
+#include "rtrace/interim.h"
 #include "rtrace/launch.h"
 #include "rtrace/log.h"
 #include "rtrace/guardian.h"
@@ -28,6 +29,7 @@
 #include "rtrace/match.h"
 #include "rtrace/output.h"
 #include "rtrace/probes.h"
+#include "rtrace/progress.h"
 #include "rtrace/report.h"
 #include "rtrace/memprof.h"
 #include "rtrace/merge.h"
@@ -597,6 +599,7 @@ static enum rt_step_result script_stop(struct rt_tracer *tr,
 
 	/* the timer would interrupt the prompt's reads */
 	rt_stopsig_tick(0);
+	rt_progress_clear();
 	next = o->hooks->on_stop(o->hooks->ctx, tr);
 	rt_stopsig_tick(tick_us(o, o->duration_ns != 0 || o->attach_pid));
 
@@ -610,13 +613,34 @@ static enum rt_step_result script_stop(struct rt_tracer *tr,
 	return RT_STEP_ALL_EXITED;
 }
 
+/* The progress line and the interim reports, drawn when the loop is
+ * awake anyway: after a stop, or the timer that empties the rings. */
+static void show_progress(struct rt_tracer *tr, const struct rt_opts *o,
+			  struct rt_evlog_writer *w)
+{
+	struct rt_tracer_stats st;
+
+	if (rt_progress_report_asked()) {
+		rt_progress_clear();
+		rt_interim_start(o, w, stderr);
+	}
+	if (!rt_progress_due() || rt_interim_busy())
+		return;
+	rt_tracer_stats(tr, &st);
+	rt_progress_draw(&(struct rt_progress_figures){
+		.calls = st.calls, .events = rt_evlog_nevents(w),
+		.stops = st.stops, .log_bytes = rt_evlog_size(w) });
+}
+
 static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
-		       struct run_result *res)
+		       struct rt_evlog_writer *w, struct run_result *res)
 {
 	uint64_t sys0 = rt_syscalls, t0 = now_ns();
 	enum rt_step_result r;
 
+	rt_progress_start(o);
 	do {
+		show_progress(tr, o, w);
 		rt_stopsig_pass_on(tr);
 		if (time_to_leave(o, t0)) {
 			res->detached = true;
@@ -628,6 +652,8 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 		if (r == RT_STEP_STOPPED)
 			r = script_stop(tr, o, res);
 	} while (r == RT_STEP_CONTINUE);
+	rt_interim_wait();
+	rt_progress_stop();
 	res->syscalls = rt_syscalls - sys0;
 	res->ns = now_ns() - t0;
 	res->failed = r == RT_STEP_FAILED;
@@ -676,7 +702,7 @@ static int launch_and_trace(struct target *t, const struct rt_opts *o,
 	tr = rt_tracer_new(&cfg, pid);
 	if (o->hooks && o->hooks->started)
 		o->hooks->started(o->hooks->ctx, pid, false);
-	trace_loop(tr, o, res);
+	trace_loop(tr, o, *w, res);
 	if (res->failed && !res->ended)
 		kill(pid, SIGKILL);
 	rt_tracer_free(tr);
@@ -739,7 +765,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 		announce_attach(o, t);
 		if (o->hooks && o->hooks->started)
 			o->hooks->started(o->hooks->ctx, o->attach_pid, true);
-		trace_loop(tr, o, res);
+		trace_loop(tr, o, *w, res);
 		rt_rescue_disarm();
 		rt_tracer_free(tr);
 	}

@@ -59,8 +59,10 @@ void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 
 	th->stops = 0;
 	th->last_ts = ev.ts;
-	if (th->proc && th->proc->record)
+	if (th->proc && th->proc->record) {
 		rt_evlog_append(tr->cfg.log, &ev);
+		tr->st.calls += kind == RT_EV_ENTRY;
+	}
 }
 
 void rt_emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
@@ -1465,6 +1467,11 @@ int rt_tracer_resume(struct rt_tracer *tr)
 uint64_t rt_tracer_signal_time(const struct rt_tracer *tr, int sig)
 {
 	return sig > 0 && sig < NSIG ? tr->signal_ns[sig] : 0;
+}
+
+struct rt_evlog_writer *rt_tracer_log(struct rt_tracer *tr)
+{
+	return tr->cfg.log;
 }
 
 bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status)

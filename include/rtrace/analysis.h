@@ -56,6 +56,8 @@ struct rt_call {
 	uint64_t start, end;      /* ns since the log's start, on the
 				   * compensated timeline */
 	uint64_t total, self;     /* ns, compensated */
+	uint64_t taken;           /* ns of rtrace's cost taken out of total
+				   * (measured minus total) */
 	const uint32_t *stack;    /* func ids of the enclosing calls,
 				   * stack[0] outermost, stack[depth] = func;
 				   * valid during the callback only */

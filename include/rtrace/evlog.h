@@ -154,6 +154,8 @@ enum rt_log_end_how {
 	RT_END_INTERRUPTED = 2, /* rtrace was told to stop (signal, timer) */
 	RT_END_DETACHED = 3,    /* rtrace detached from a running process */
 	RT_END_FAILED = 4,      /* rtrace lost control of the program */
+	RT_END_RUNNING = 5,     /* never in a log: an interim report's end,
+				 * made while the trace goes on */
 };
 
 struct rt_log_end {
@@ -209,6 +211,9 @@ int rt_evlog_flush(struct rt_evlog_writer *w);
 
 /* Time spent writing blocks to the file so far, in ns. */
 uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w);
+
+/* The log's size so far in bytes: written, and staged to be. */
+uint64_t rt_evlog_size(const struct rt_evlog_writer *w);
 
 /* Events appended so far and kept (written, or buffered to be), and events
  * dropped after a write error; their sum is every rt_evlog_append() call.

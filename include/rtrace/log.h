@@ -49,6 +49,10 @@ int rt_log_set_debug(const char *list);
 /* Whether debug level @level is on for @dom. */
 bool rt_log_enabled(enum rt_log_domain dom, int level);
 
+/* Called before each message is printed (NULL: nothing): the progress
+ * line clears itself there, so that no message lands on it. */
+extern void (*rt_log_before_print)(void);
+
 /* Prints one message; use the pr_* macros rather than calling this. */
 void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
 		  const char *file, int line, const char *fmt, ...) __printf(6, 7);

@@ -99,6 +99,8 @@ struct rt_opts {
 	long limit;                /* --limit, 0 = all */
 	const char *report_path;   /* --report-file: live report there */
 	bool quiet;                /* -q: no summary line, warnings only */
+	bool progress;             /* --progress: the progress line even when
+				    * stderr is no terminal */
 	int color;                 /* --color: -1 auto, 0 never, 1 always */
 	/* the views (views.h); -f narrows them when they read a log */
 	enum rt_view view;         /* tree, replay, --graph, --tree... */

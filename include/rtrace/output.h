@@ -23,6 +23,17 @@ extern const struct rt_output_ops rt_output_text;
 extern const struct rt_output_ops rt_output_json;
 extern const struct rt_output_ops rt_output_csv;
 
+/* How the run ended, and what the figures are (times compensated or
+ * raw, counts only...): the text report's header sentences, each one
+ * line to @out; the HTML report says the same. */
+void rt_text_ending(FILE *out, const struct rt_report *rep);
+void rt_text_figures(FILE *out, const struct rt_report *rep);
+
+/* The lines the text report prints under its table (rows left out, what
+ * the columns and marks mean, what was not probed, where the program
+ * stopped), to @out: the HTML report carries them too. */
+void rt_text_notes(FILE *out, const struct rt_report *rep);
+
 /* The formatter for @fmt; static data. */
 const struct rt_output_ops *rt_output_for(enum rt_format fmt);
 

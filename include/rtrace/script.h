@@ -37,7 +37,8 @@ enum rt_cmp { RT_CMP_EQ, RT_CMP_NE, RT_CMP_LT, RT_CMP_LE, RT_CMP_GT, RT_CMP_GE }
 
 enum rt_action { RT_ACT_PRINT, RT_ACT_LOG, RT_ACT_COUNT };
 
-enum rt_info { RT_INFO_THREADS, RT_INFO_BREAKS, RT_INFO_COUNTERS };
+enum rt_info { RT_INFO_THREADS, RT_INFO_BREAKS, RT_INFO_COUNTERS,
+	       RT_INFO_REPORT };
 
 /* A value `print` shows. */
 struct rt_pval {

@@ -146,6 +146,9 @@ int rt_tracer_thread_view(struct rt_tracer *tr, pid_t tid, struct Dwfl **dwfl,
  * from a signal-delivery stop, or 0 if none has. */
 uint64_t rt_tracer_signal_time(const struct rt_tracer *tr, int sig);
 
+/* The log the tracer records into (its config's; not owned). */
+struct rt_evlog_writer *rt_tracer_log(struct rt_tracer *tr);
+
 /* Wait status of the launched process once it ended (else 0), and
  * whether it did. */
 bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status);
@@ -154,6 +157,7 @@ bool rt_tracer_exit_status(const struct rt_tracer *tr, int *status);
 struct rt_tracer_stats {
 	uint64_t stops;
 	uint64_t hits;
+	uint64_t calls;       /* entries recorded, for the progress line */
 	uint64_t threads;     /* threads seen */
 	uint64_t processes;
 	uint64_t funcs;       /* functions probed */

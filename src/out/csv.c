@@ -2,6 +2,7 @@
 /* The report as CSV: a header line, then one line per row. */
 #include <errno.h>
 
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 
 static int csv_write(FILE *out, const struct rt_report *rep,
@@ -11,9 +12,10 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 
 	fputs(keyed ? "key,key_name," : "", out);
 	fputs("name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
-	      "instances\n", out);
+	      "instances,total_pct,self_pct,marks\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
+		char m[RT_MARKS + 1];
 
 		if (keyed) {
 			fprintf(out, "%u,", rep->by == RT_BY_TEST ? r->key : r->id);
@@ -21,7 +23,8 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 			fputc(',', out);
 		}
 		rt_csv_field(out, r->name);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u\n",
+		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u,%.2f,%.2f,"
+			"%s\n",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.total,
 			(unsigned long long)r->st.self,
@@ -32,7 +35,10 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 			(unsigned long long)(rt_fstats_timed(&r->st) ?
 					     r->st.min : 0),
 			(unsigned long long)r->st.max,
-			(unsigned long long)r->st.unwound, r->instances);
+			(unsigned long long)r->st.unwound, r->instances,
+			rt_report_pct(rep, r->st.total),
+			rt_report_pct(rep, r->st.self),
+			rt_marks_letters(rt_row_marks(rep, r), m));
 	}
 	return ferror(out) ? -EIO : 0;
 }

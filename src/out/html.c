@@ -7,8 +7,11 @@
  * any script.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 #include "rtrace/render.h"
 #include "rtrace/util.h"
@@ -67,17 +70,47 @@ static void meta_row(FILE *out, const char *key, const char *value)
 	fputs("</td></tr>\n", out);
 }
 
+/* What @say writes of @rep, line by line: a row of the meta table each
+ * under @key, or, without one, a note each.  The HTML report says what
+ * the text report says, in the same words. */
+static void text_lines(FILE *out, const char *key,
+		       void (*say)(FILE *, const struct rt_report *),
+		       const struct rt_report *rep)
+{
+	char *buf = NULL, *line, *next;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+
+	if (!mem)
+		return;
+	say(mem, rep);
+	fclose(mem);
+	for (line = buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!*line)
+			continue;
+		if (key) {
+			meta_row(out, key, line);
+			continue;
+		}
+		fputs("<p class=\"note\">", out);
+		rt_xml_string(out, line);
+		fputs("</p>\n", out);
+	}
+	free(buf);
+}
+
 static void write_meta(FILE *out, const struct rt_view_ctx *v,
 		       const struct rt_report *rep)
 {
-	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
 	char d[32], e[32], c[32], line[160];
 
 	fputs("<table class=\"meta\">\n", out);
 	meta_row(out, "command", v->info->cmdline);
 	meta_row(out, "log", v->log_path);
-	rt_fmt_duration(d, sizeof(d), end > v->info->start_ns ?
-					      end - v->info->start_ns : 0);
+	rt_fmt_duration(d, sizeof(d), rt_report_run_ns(rep));
 	snprintf(line, sizeof(line), "%s; %u thread%s, %u process%s; %s "
 		 "events, %s calls", d, rep->sum.threads,
 		 rep->sum.threads == 1 ? "" : "s", rep->sum.processes,
@@ -85,17 +118,17 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 		 rt_fmt_count(e, sizeof(e), rep->sum.events),
 		 rt_fmt_count(c, sizeof(c), rep->sum.calls));
 	meta_row(out, "recorded", line);
-	if (rep->sum.stop_cost_ns)
-		snprintf(line, sizeof(line), "rtrace's cost of %s per stop "
-			 "taken out", rt_fmt_duration(d, sizeof(d),
-						      rep->sum.stop_cost_ns));
-	meta_row(out, "times", rep->sum.stop_cost_ns ? line :
-			       "raw: rtrace's cost per stop included");
-	meta_row(out, "ended", !rep->end ? "the log is cut short" :
-			       rep->end->how == RT_END_EXITED ? "the program ended" :
-			       rep->end->how == RT_END_DETACHED ?
-							       "detached" : "interrupted");
+	text_lines(out, "figures", rt_text_figures, rep);
+	text_lines(out, "ended", rt_text_ending, rep);
 	fputs("</table>\n", out);
+}
+
+/* @ns as a share of the run (marks.h), one decimal, as the text. */
+static void pct_cell(FILE *out, const struct rt_report *rep, uint64_t ns)
+{
+	double pct = rt_report_pct(rep, ns);
+
+	fprintf(out, "<td data-v=\"%.4f\">%.1f</td>", pct, pct);
 }
 
 static void cell(FILE *out, uint64_t ns)
@@ -106,46 +139,31 @@ static void cell(FILE *out, uint64_t ns)
 		rt_fmt_duration(b, sizeof(b), ns));
 }
 
-/* As the text report: more than 1 % of the events at a stop, and where. */
-static void write_stopped(FILE *out, const struct rt_report *rep)
-{
-	if (!rep->nstopped || rep->sum.stop_events * 100 <= rep->sum.events)
-		return;
-	fprintf(out, "<p class=\"note\">%.1f %% of the events stopped the "
-		"program, at breakpoints in ",
-		100.0 * rep->sum.stop_events / rep->sum.events);
-	for (size_t i = 0; i < rep->nstopped && i < 5; i++) {
-		fputs(i ? ", " : "", out);
-		rt_xml_string(out, rep->stopped[i].name);
-		fprintf(out, " (%llu)",
-			(unsigned long long)rep->stopped[i].stops);
-	}
-	if (rep->nstopped > 5)
-		fprintf(out, " and %zu more", rep->nstopped - 5);
-	fputs(": their times, and their callers', carry the cost of those "
-	      "stops.</p>\n", out);
-}
-
 static void write_table(FILE *out, const struct rt_report *rep)
 {
 	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
-	      "</th><th>total</th><th>self</th><th>avg</th><th>min</th>"
-	      "<th>max</th><th class=\"name\">function</th>", out);
+	      "</th><th>total</th><th>%</th><th>self</th><th>%</th><th>avg"
+	      "</th><th>min</th><th>max</th><th class=\"name\">mark</th>"
+	      "<th class=\"name\">function</th>", out);
 	fputs(rep->by != RT_BY_NONE ? "<th class=\"name\">group</th>" : "", out);
 	fputs("</tr></thead>\n<tbody>\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
+		char m[RT_MARKS + 1];
 
 		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.calls);
 		cell(out, r->st.total);
+		pct_cell(out, rep, r->st.total);
 		cell(out, r->st.self);
+		pct_cell(out, rep, r->st.self);
 		cell(out, rt_fstats_timed(&r->st) ?
 				  r->st.sum_incl / rt_fstats_timed(&r->st) : 0);
 		cell(out, rt_fstats_timed(&r->st) ? r->st.min : 0);
 		cell(out, r->st.max);
-		fputs("<td class=\"name\">", out);
+		fprintf(out, "<td class=\"name\">%s</td><td class=\"name\">",
+			rt_marks_letters(rt_row_marks(rep, r), m));
 		rt_xml_string(out, r->name);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {
@@ -155,15 +173,9 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</tbody></table>\n", out);
-	if (rep->nrows < rep->nrows_all)
-		fprintf(out, "<p class=\"note\">%zu more rows (--limit)</p>\n",
-			rep->nrows_all - rep->nrows);
-	fputs("<p class=\"note\">total: time from entry to return, callees "
-	      "included (an outer recursive call only); self: total minus "
-	      "traced callees; avg/min/max: per call. Click a column to "
-	      "sort.</p>\n", out);
-	write_stopped(out, rep);
+	fputs("</tbody></table>\n<p class=\"note\">Click a column to sort."
+	      "</p>\n", out);
+	text_lines(out, NULL, rt_text_notes, rep);
 }
 
 /* ---- the call tree ----------------------------------------------------------- */

@@ -2,6 +2,7 @@
 /* The report as one JSON object, for scripts. */
 #include <errno.h>
 
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 #include "rtrace/waitstatus.h"
 
@@ -13,6 +14,7 @@ static const char *ending(const struct rt_report *rep)
 	case RT_END_EXITED: return "exited";
 	case RT_END_INTERRUPTED: return "interrupted";
 	case RT_END_DETACHED: return "detached";
+	case RT_END_RUNNING: return "running";
 	default: return "failed";
 	}
 }
@@ -25,15 +27,11 @@ static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 
 static void json_header(FILE *out, const struct rt_report *rep)
 {
-	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
-
 	fputs("{\"command\": ", out);
 	rt_json_string(out, rep->info->cmdline);
 	fputs(", ", out);
 	json_u64(out, "pid", rep->info->pid, true);
-	json_u64(out, "wall_ns",
-		 end > rep->info->start_ns ? end - rep->info->start_ns : 0,
-		 true);
+	json_u64(out, "wall_ns", rt_report_run_ns(rep), true);
 	json_u64(out, "threads", rep->sum.threads, true);
 	json_u64(out, "processes", rep->sum.processes, true);
 	json_u64(out, "events", rep->sum.events, true);
@@ -45,10 +43,26 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "inline_sites", rep->inline_sites, true);
 	json_u64(out, "stop_events", rep->sum.stop_events, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
-		rep->end ? rt_waitstatus_shell_code(rep->end->status) : -1);
+		rep->end && rep->end->how != RT_END_RUNNING ?
+			rt_waitstatus_shell_code(rep->end->status) : -1);
 	fprintf(out, "\"mode\": \"%s\", ",
 		rep->mode == RT_REPORT_COUNT ? "count" :
 		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");
+}
+
+/* The shares of the run and the marks (marks.h) of row @r. */
+static void json_marks(FILE *out, const struct rt_report *rep,
+		       const struct rt_report_row *r)
+{
+	unsigned m = rt_row_marks(rep, r), n = 0;
+
+	fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, \"marks\": [",
+		rt_report_pct(rep, r->st.total), rt_report_pct(rep, r->st.self));
+	for (unsigned i = 0; i < RT_MARKS; i++)
+		if (m & (1u << i))
+			fprintf(out, "%s\"%s\"", n++ ? ", " : "",
+				rt_mark_word(i));
+	fputc(']', out);
 }
 
 static void json_row(FILE *out, const struct rt_report *rep,
@@ -81,7 +95,8 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "max_ns", r->st.max, true);
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);
-	json_u64(out, "instances", r->instances, false);
+	json_u64(out, "instances", r->instances, true);
+	json_marks(out, rep, r);
 	fputc('}', out);
 }
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 #include "rtrace/waitstatus.h"
 
@@ -22,18 +23,10 @@ static bool use_color(FILE *out, const struct rt_opts *o)
 	return isatty(fileno(out)) && !(nc && *nc);
 }
 
-static uint64_t wall_ns(const struct rt_report *rep)
-{
-	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
-
-	return end > rep->info->start_ns ? end - rep->info->start_ns : 0;
-}
-
-static void print_ending(FILE *out, const struct rt_report *rep)
+void rt_text_ending(FILE *out, const struct rt_report *rep)
 {
 	int sig;
 
-	fputs("# ended:    ", out);
 	if (!rep->end) {
 		fputs("the log is cut short (rtrace was killed or the disk "
 		      "filled up); figures cover what was written\n", out);
@@ -49,6 +42,10 @@ static void print_ending(FILE *out, const struct rt_report *rep)
 	case RT_END_FAILED:
 		fputs("rtrace lost control of the program\n", out);
 		return;
+	case RT_END_RUNNING:
+		fputs("not yet: the program runs on, traced (an interim "
+		      "report)\n", out);
+		return;
 	}
 	if (rt_waitstatus_signaled(rep->end->status, &sig))
 		fprintf(out, "the program was killed by signal %d (%s)\n", sig,
@@ -60,33 +57,43 @@ static void print_ending(FILE *out, const struct rt_report *rep)
 
 static void print_header(FILE *out, const struct rt_report *rep)
 {
-	char d[32], e[32], c[32], i[32];
+	char d[32], e[32], c[32];
 
 	fprintf(out, "# rtrace report: %s\n", rep->log_path);
 	fprintf(out, "# command:  %s\n", rep->info->cmdline);
 	fprintf(out, "# duration: %s   threads: %u   processes: %u   "
 		"events: %s   calls: %s\n",
-		rt_fmt_duration(d, sizeof(d), wall_ns(rep)), rep->sum.threads,
+		rt_fmt_duration(d, sizeof(d), rt_report_run_ns(rep)),
+		rep->sum.threads,
 		rep->sum.processes, rt_fmt_count(e, sizeof(e), rep->sum.events),
 		rt_fmt_count(c, sizeof(c), rep->sum.calls));
-	print_ending(out, rep);
+	fputs("# ended:    ", out);
+	rt_text_ending(out, rep);
+	fputs("# ", out);
+	rt_text_figures(out, rep);
+}
+
+void rt_text_figures(FILE *out, const struct rt_report *rep)
+{
+	char d[32], i[32];
+
 	if (rep->mode == RT_REPORT_COUNT)
-		fputs("# counts only (--count): entries were probed, not "
+		fputs("counts only (--count): entries were probed, not "
 		      "returns; no times\n", out);
 	else if (rep->mode == RT_REPORT_COVERAGE)
-		fputs("# coverage (--coverage): each function's first call "
+		fputs("coverage (--coverage): each function's first call "
 		      "only\n", out);
 	else if (rep->sum.stop_cost_ns && rep->sum.inline_cost_ns)
-		fprintf(out, "# times exclude rtrace's cost of %s per stop and "
+		fprintf(out, "times exclude rtrace's cost of %s per stop and "
 			"%s per inline event (--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns),
 			rt_fmt_duration(i, sizeof(i), rep->sum.inline_cost_ns));
 	else if (rep->sum.stop_cost_ns)
-		fprintf(out, "# times exclude rtrace's cost of %s per stop "
+		fprintf(out, "times exclude rtrace's cost of %s per stop "
 			"(--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
 	else
-		fputs("# times are raw: they include rtrace's costs (per stop, "
+		fputs("times are raw: they include rtrace's costs (per stop, "
 		      "per inline event)\n",
 		      out);
 }
@@ -141,19 +148,23 @@ static void print_inlined(FILE *out, const struct rt_report_row *r)
 			r->inlined_sites == 1 ? "" : "s");
 }
 
-static void print_row(FILE *out, const struct rt_report_row *r, bool hot)
+static void print_row(FILE *out, const struct rt_report *rep,
+		      const struct rt_report_row *r, bool hot)
 {
-	char t[32], s[32], a[32], mn[32], mx[32];
+	char t[32], s[32], a[32], mn[32], mx[32], m[RT_MARKS + 1];
 	uint64_t timed = rt_fstats_timed(&r->st);
 	uint64_t avg = timed ? r->st.sum_incl / timed : 0;
 
-	fprintf(out, "%s%10llu %11s %11s %11s %11s %11s  %s", hot ? "\033[1;31m" : "",
-		(unsigned long long)r->st.calls,
+	fprintf(out, "%s%10llu %11s %6.1f %11s %6.1f %11s %11s %11s  %-3s %s",
+		hot ? "\033[1;31m" : "", (unsigned long long)r->st.calls,
 		rt_fmt_duration(t, sizeof(t), r->st.total),
+		rt_report_pct(rep, r->st.total),
 		rt_fmt_duration(s, sizeof(s), r->st.self),
+		rt_report_pct(rep, r->st.self),
 		rt_fmt_duration(a, sizeof(a), avg),
 		rt_fmt_duration(mn, sizeof(mn), timed ? r->st.min : 0),
-		rt_fmt_duration(mx, sizeof(mx), r->st.max), r->name);
+		rt_fmt_duration(mx, sizeof(mx), r->st.max),
+		rt_marks_letters(rt_row_marks(rep, r), m), r->name);
 	print_inlined(out, r);
 	if (r->instances > 1)
 		fprintf(out, " [%u instances]", r->instances);
@@ -216,26 +227,14 @@ static void print_times(FILE *out, const struct rt_report *rep, bool color)
 		print_group(out, rep, i);
 		if (i && rep->rows[i - 1].key != rep->rows[i].key)
 			rank = 0;
-		print_row(out, &rep->rows[i], color && rank < HOTSPOTS);
+		print_row(out, rep, &rep->rows[i], color && rank < HOTSPOTS);
 	}
 }
 
-static int text_write(FILE *out, const struct rt_report *rep,
-		      const struct rt_opts *o)
+void rt_text_notes(FILE *out, const struct rt_report *rep)
 {
-	bool color = use_color(out, o) && o->sort == RT_SORT_SELF;
 	bool counts = rep->mode != RT_REPORT_TIMES;
 
-	print_header(out, rep);
-	if (counts) {
-		fprintf(out, "\n%10s  %s\n", rep->mode == RT_REPORT_COUNT ?
-					     "calls" : "called", "function");
-		print_counts(out, rep);
-	} else {
-		fprintf(out, "\n%10s %11s %11s %11s %11s %11s  %s\n", "calls",
-			"total", "self", "avg", "min", "max", "function");
-		print_times(out, rep, color);
-	}
 	if (rep->nrows < rep->nrows_all)
 		fprintf(out, "... %zu more rows (--limit)\n",
 			rep->nrows_all - rep->nrows);
@@ -255,8 +254,28 @@ static int text_write(FILE *out, const struct rt_report *rep,
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
+	rt_marks_legend(out, rep);
 	print_trapped(out, rep);
 	print_stopped(out, rep);
+}
+
+static int text_write(FILE *out, const struct rt_report *rep,
+		      const struct rt_opts *o)
+{
+	bool color = use_color(out, o) && o->sort == RT_SORT_SELF;
+
+	print_header(out, rep);
+	if (rep->mode != RT_REPORT_TIMES) {
+		fprintf(out, "\n%10s  %s\n", rep->mode == RT_REPORT_COUNT ?
+					     "calls" : "called", "function");
+		print_counts(out, rep);
+	} else {
+		fprintf(out, "\n%10s %11s %6s %11s %6s %11s %11s %11s  %-3s "
+			"%s\n", "calls", "total", "%", "self", "%", "avg", "min",
+			"max", "", "function");
+		print_times(out, rep, color);
+	}
+	rt_text_notes(out, rep);
 	return ferror(out) ? -EIO : 0;
 }
 

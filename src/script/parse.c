@@ -169,9 +169,9 @@ static int dec_help(struct dec *d)
 static int dec_info(struct dec *d)
 {
 	static const char *const topics[] = { "threads", "breaks",
-					      "counters" };
+					      "counters", "report" };
 	int k = 0, err = want_words(d, 1, 1) ?:
-			 keyword(d, 0, "info topic", topics, 3, &k);
+			 keyword(d, 0, "info topic", topics, 4, &k);
 
 	d->c->info = k;
 	return err;
@@ -525,8 +525,9 @@ static const struct spec {
 	  "run until the stopped function returns, and stop there" },
 	{ "help", RT_SC_HELP, dec_help, "help [COMMAND]",
 	  "list the commands, or say what one does" },
-	{ "info", RT_SC_INFO, dec_info, "info threads|breaks|counters",
-	  "the program's threads, the breaks and actions, the counters" },
+	{ "info", RT_SC_INFO, dec_info, "info threads|breaks|counters|report",
+	  "the program's threads, the breaks and actions, the counters, "
+	  "the report of the calls so far" },
 	{ "kill", RT_SC_KILL, dec_none, "kill",
 	  "kill the stopped program" },
 	{ "on", RT_SC_ON, dec_on,

@@ -109,7 +109,7 @@ static bool cands_for(const char *cmd, const char *arg1, int idx)
 	static const char *const expects[] = { "calls", "called",
 					       "not-called", "counter" };
 	static const char *const infos[] = { "threads", "breaks",
-					     "counters" };
+					     "counters", "report" };
 	static const char *const fmts[] = { "chrome", "folded", "svg",
 					    "html", "perfetto" };
 	static const char *const whens[] = { "entry", "exit" };

@@ -18,6 +18,7 @@
 #define PR_DOMAIN RT_DOM_SCRIPT
 #include "rtrace/cli.h"
 #include "rtrace/evlog.h"
+#include "rtrace/interim.h"
 #include "rtrace/log.h"
 #include "rtrace/report.h"
 #include "rtrace/session.h"
@@ -428,7 +429,7 @@ static bool needs_stop(const struct rt_script_cmd *c)
 	case RT_SC_FINISH: case RT_SC_KILL: case RT_SC_DETACH:
 		return true;
 	case RT_SC_INFO:
-		return c->info == RT_INFO_THREADS;
+		return c->info == RT_INFO_THREADS || c->info == RT_INFO_REPORT;
 	default:
 		return false;
 	}
@@ -462,6 +463,17 @@ static bool can_run_now(struct rt_script_session *s,
 		return false;
 	}
 	return true;
+}
+
+/* info report: the calls recorded so far, as the report of the run
+ * will show them, while the program is held. */
+static void interim_report(struct rt_script_session *s)
+{
+	struct rt_opts o = s->opts;
+
+	o.log_path = run_log(s);
+	if (!rt_interim_start(&o, rt_tracer_log(s->stop.tr), stdout))
+		rt_interim_wait();
 }
 
 /* Returns an enum rt_stop_next when the command lets a stopped program
@@ -500,7 +512,9 @@ static int exec_cmd(struct rt_script_session *s, const struct rt_script_cmd *c)
 		rt_sess_probe_cmd(s, c);
 		break;
 	case RT_SC_INFO:
-		if (c->info == RT_INFO_THREADS)
+		if (c->info == RT_INFO_REPORT)
+			interim_report(s);
+		else if (c->info == RT_INFO_THREADS)
 			rt_sess_stop_cmd(s, c);
 		else
 			rt_sess_info(s, c);

@@ -178,11 +178,13 @@ def blocks(path):
 
 
 FIGURE = re.compile(r"^(\d[\d.,]*( (ns|µs|ms|s|B|KiB|MiB|GiB))?|\d+%)$")
+MARKS = re.compile(r"^C?S?T?$")  # a row's trust marks, before its name
 
 
 def row_name(fields):
-    """The name after the figures of a row: counts, times, sizes, shares.
-    Columns widen for large values, so positions cannot be trusted."""
+    """The name after the figures of a row: counts, times, sizes, shares,
+    and the marks (which depend on the run's timing).  Columns widen for
+    large values, so positions cannot be trusted."""
     i = 0
     while i < len(fields):
         if i + 1 < len(fields) and \
@@ -193,6 +195,8 @@ def row_name(fields):
             i += 1
         else:
             break
+    if i + 1 < len(fields) and MARKS.match(fields[i]):
+        i += 1
     return " ".join(fields[i:])
 
 

@@ -16,7 +16,8 @@ fixture (arguments 3 7 12: descend is called 4 times, first with 3):
                `info`; Ctrl-U clears the line; Ctrl-C drops it and the
                prompt stays
   break        the tbreak stops the program at the first call; print
-               arg0 and backtrace look at it; the up arrow brings back the
+               arg0, backtrace and info report (one call of descend so
+               far) look at it; the up arrow brings back the
                last line; continue lets the program end
   expect       an expect that holds says so, one that fails says why with
                the fixture's count; quit then ends with exit status 1
@@ -26,14 +27,12 @@ fixture (arguments 3 7 12: descend is called 4 times, first with 3):
 
 Each check prints OK or NG; the exit status is 0 only when none is NG.
 """
-import argparse
 import os
 import pty
+import re
 import select
-import shutil
 import signal
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -136,6 +135,10 @@ def session(rtrace, exe, home):
     out = p.send(b"bt 2\r", STOPPED)
     row("backtrace", b"#0  recursion::descend" in out and b"#1  recursion::main" in out,
         show(out))
+    out = p.send(b"info report\r", STOPPED)
+    row("info report: the calls so far, descend's first one among them",
+        b"# ended:    not yet: the program runs on" in out
+        and re.search(rb"\n(?:\x1b\[[\d;]*m)? +1 .* recursion::descend[\r\x1b]", out) is not None, show(out))
     out = p.send(b"continue\r", PROMPT)
     row("continue: the program ends",
         b"COUNT recursion::descend 4" in out and out.endswith(PROMPT), show(out))
@@ -176,29 +179,10 @@ def piped(rtrace, exe):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[1])
-    ap.add_argument("--rtrace", required=True)
-    ap.add_argument("--rustc", required=True)
-    ap.add_argument("--fixtures", required=True)
-    ap.add_argument("--build", required=True)
-    opts = ap.parse_args()
-    opts.rustc = shutil.which(opts.rustc) or opts.rustc
-    opts.fixtures = os.path.abspath(opts.fixtures)
-    opts.build = os.path.abspath(opts.build)
-    os.makedirs(opts.build, exist_ok=True)
-    b = runtest.Build("0", False)
-    runtest.build_fixture(opts, "recursion", b)
-    if b.error:
-        row("build the recursion fixture", False, b.error)
-        return 1
-    home = tempfile.mkdtemp(prefix="rtrace-e2e-prompt.")
-    try:
-        session(os.path.abspath(opts.rtrace), b.exe, home)
-        piped(os.path.abspath(opts.rtrace), b.exe)
-    finally:
-        shutil.rmtree(home, ignore_errors=True)
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    def body(rtrace, exe, home):
+        session(rtrace, exe, home)
+        piped(rtrace, exe)
+    return runtest.side_main(__doc__, "recursion", body, FAILED)
 
 
 if __name__ == "__main__":

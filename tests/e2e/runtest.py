@@ -448,6 +448,33 @@ def build_fixture(opts, fixture, b):
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
+def side_main(doc, fixture, body, failed):
+    """main() of a side script: --rtrace, --rustc, --fixtures and --build,
+    @fixture built at -O0, then body(rtrace, exe, tmp) with a temporary
+    directory removed after.  Returns the exit status: 1 when the list
+    @failed holds a check that failed."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[1])
+    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
+        ap.add_argument(a, required=True)
+    opts = ap.parse_args()
+    opts.rustc = shutil.which(opts.rustc) or opts.rustc
+    opts.fixtures = os.path.abspath(opts.fixtures)
+    opts.build = os.path.abspath(opts.build)
+    os.makedirs(opts.build, exist_ok=True)
+    b = Build("0", False)
+    build_fixture(opts, fixture, b)
+    if b.error:
+        print("build the %s fixture  NG  %s" % (fixture, b.error))
+        return 1
+    tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s." % fixture)
+    try:
+        body(os.path.abspath(opts.rtrace), b.exe, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d NG" % len(failed))
+    return 1 if failed else 0
+
+
 def build_all(opts, fixture, builds):
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(builds)) as ex:
         list(ex.map(lambda b: build_fixture(opts, fixture, b), builds))

@@ -44,6 +44,21 @@ unwind, tail calls), then checks every view of each log against
   deep       deeprec recursing 40,000 deep: tree, replay, the html and
              folded exports write less than 64 MB each (an indentation
              per level made gigabytes)
+  shares     busywait (K parents, each 1 ms of its own around two 2 ms
+             leaves): each row's % of total and self is its time over the
+             run's wall_ns; leaf's total share plus parent's self share is
+             parent's total share (leaf is its only traced callee);
+             parent's self share over its total share is what the
+             program's own clock says its spins took (TIME line), within
+             15 % (inline engine); CSV, text and HTML show the same shares and marks, and
+             the HTML every note line of the text report
+  marks      busywait's ms-long calls are never marked too short, nor,
+             recorded in the program, compensated; stops exactly when the
+             report lists them as stopped (--engine trap: every row); a
+             row is compensated exactly when its total with --raw-times
+             less its total is more than its total (busywait, and
+             tinyfuncs' few-instruction functions under --engine trap,
+             where every row has stops)
 
 Prints one row per check, OK / NG / SKIP, and exits 1 if any is NG.
 Python 3 standard library only.
@@ -526,6 +541,130 @@ def check_diff(opts, t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def near(a, b, tol):
+    return abs(a - b) <= tol
+
+
+def shares_consistent(t, case, rep):
+    """Each row's shares are its times over the run's wall time."""
+    wall = rep["wall_ns"]
+    bad = [f["name"] for f in rep["functions"]
+           if not (near(f["total_pct"], 100.0 * f["total_ns"] / wall, 0.006) and
+                   near(f["self_pct"], 100.0 * f["self_ns"] / wall, 0.006))]
+    t.row(case, "% = time / wall_ns, every row", not bad, "none off", _clip(bad))
+
+
+def same_in_other_formats(t, case, opts, log, by):
+    """CSV, text and HTML show the JSON's shares and marks."""
+    import csv
+    import html
+    rows = list(csv.DictReader(rtrace(opts, "report", "--format", "csv",
+                                      log).decode().splitlines()))
+    bad = [r["name"] for r in rows
+           if r["total_pct"] != "%.2f" % by[r["name"]]["total_pct"]
+           or r["self_pct"] != "%.2f" % by[r["name"]]["self_pct"]
+           or r["marks"] != "".join(m[0].upper() for m in by[r["name"]]["marks"])]
+    t.row(case, "csv: shares and marks = json", rows and not bad, "", _clip(bad))
+    text = rtrace(opts, "report", "--color", "never", log).decode()
+    bad = []
+    for name, f in by.items():
+        # calls, total and its unit, %, self and its unit, %
+        line = [ln.split() for ln in text.splitlines() if ln.endswith(" " + name)]
+        cols = line[0] if line else []
+        if len(cols) < 6 or not (near(float(cols[3]), f["total_pct"], 0.051) and
+                                 near(float(cols[6]), f["self_pct"], 0.051)):
+            bad.append(name)
+    t.row(case, "text: shares = json", not bad, "", _clip(bad), detail=text)
+    page = html.unescape(rtrace(opts, "export", "--format", "html", log).decode())
+    notes = text[text.index("\ntotal: "):].strip().splitlines()
+    missing = [n for n in notes if n and n not in page]
+    t.row(case, "html: every note of the text report", not missing,
+          "%d notes" % len(notes), _clip(missing))
+
+
+def shares_by_construction(t, case, out, p):
+    """Parent's self share over its total share: what its spins took by
+    the program's clock (1 ms of its own in 5 ms, or longer under load).
+    Events recorded in the program only: the stops' compensation is
+    t006's to check, on a machine left alone."""
+    spun = [ln.split() for ln in out.splitlines()
+            if ln.startswith("TIME busywait::parent ")]
+    own = int(spun[0][3]) / int(spun[0][2]) if spun else 0
+    t.row(case, "parent's self % / total % = its spins' (15 %)",
+          own and near(p["self_pct"] / p["total_pct"], own, 0.15 * own),
+          "%.3f" % own, "%.3f" % (p["self_pct"] / p["total_pct"]))
+
+
+def check_shares(opts, t):
+    case, k = "busywait-O3", 20
+    exe = build(opts, "busywait", "3")
+    tmp = tempfile.mkdtemp(prefix=".shares-", dir=opts.build)
+    try:
+        for engine in ("inline", "trap"):
+            log = os.path.join(tmp, engine + ".rtrace")
+            out = run([opts.rtrace, "record", "-q", "--engine", engine, "-o", log,
+                       "-f", "busywait::*", exe, str(k)]).decode()
+            rep = json.loads(rtrace(opts, "report", "--format", "json", log))
+            by = {f["name"]: f for f in rep["functions"]}
+            c = "%s %s" % (case, engine)
+            p, leaf = by["busywait::parent"], by["busywait::leaf"]
+            shares_consistent(t, c, rep)
+            t.row(c, "leaf's total % + parent's self % = parent's total %",
+                  near(leaf["total_pct"] + p["self_pct"], p["total_pct"], 0.02),
+                  "%.2f" % p["total_pct"],
+                  "%.2f + %.2f" % (leaf["total_pct"], p["self_pct"]))
+            if engine == "inline":
+                shares_by_construction(t, c, out, p)
+            stopped = {s["name"] for s in rep["stopped"]}
+            want = {n: (["stops"] if engine == "trap" or n in stopped else [])
+                    for n in ("busywait::parent", "busywait::leaf")}
+            # with a stop per event, a loaded machine can make the stops
+            # of a 5 ms call cost more than the call: compensated is
+            # then the truth, and not checked
+            got = {n: [m for m in by[n]["marks"]
+                       if engine == "inline" or m != "compensated"]
+                   for n in want}
+            t.row(c, "ms-long calls: stops only when they stopped", want == got,
+                  _clip(want), _clip(got))
+            same_in_other_formats(t, c, opts, log, by)
+            compensated_as_measured(t, c, opts, log, by)
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        t.row(case, "run", False, detail=e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def compensated_as_measured(t, case, opts, log, by):
+    """A row is marked compensated exactly when the cost taken out of its
+    total (its total with --raw-times, less its total) is more than what
+    is left."""
+    raw = report(opts, log, "--raw-times")
+    bad = [n for n, f in by.items()
+           if ("compensated" in f["marks"]) !=
+           (raw[n]["total_ns"] - f["total_ns"] > f["total_ns"])]
+    t.row(case, "compensated = taken out > left (--raw-times)", not bad,
+          "", _clip(bad))
+
+
+def check_tiny_marks(opts, t):
+    case = "tinyfuncs-O3 trap"
+    exe = build(opts, "tinyfuncs", "3")
+    tmp = tempfile.mkdtemp(prefix=".marks-", dir=opts.build)
+    try:
+        log = os.path.join(tmp, "tiny.rtrace")
+        run([opts.rtrace, "record", "-q", "--engine", "trap", "-o", log,
+             "-f", "tinyfuncs::*", exe, "3000"])
+        by = {f["name"]: f for f in json.loads(rtrace(
+            opts, "report", "--format", "json", log))["functions"]}
+        bad = [n for n, f in by.items() if "stops" not in f["marks"]]
+        t.row(case, "every row: stops", not bad, "", _clip(bad))
+        compensated_as_measured(t, case, opts, log, by)
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        t.row(case, "run", False, detail=e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -543,6 +682,8 @@ def main():
         check_case(opts, t, fixture, args, opt)
     check_deep(opts, t)
     check_diff(opts, t)
+    check_shares(opts, t)
+    check_tiny_marks(opts, t)
     return 1 if t.ng else 0
 
 

@@ -764,13 +764,14 @@ TEST_CASE(report_csv_min_total)
 	s = report(&lf, &o);
 	/* totals: main 900, parse 350, f 140 stay; lex (100) and emit (100)
 	 * go.  By self: main 450, parse 280, f 110.  parse: 2 calls of 300
-	 * and 50 (avg 175, min 50, max 300), 2 instances. */
+	 * and 50 (avg 175, min 50, max 300), 2 instances.  Shares of the
+	 * 2000 ns run; no mark, the log has no costs to take out. */
 	TEST_TEXT(s,
 		  "name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
-		  "instances\n"
-		  "main,1,900,450,900,900,900,0,1\n"
-		  "parse,2,350,280,175,50,300,0,2\n"
-		  "<T as Tr>::f,1,140,110,140,140,140,0,1\n");
+		  "instances,total_pct,self_pct,marks\n"
+		  "main,1,900,450,900,900,900,0,1,45.00,22.50,\n"
+		  "parse,2,350,280,175,50,300,0,2,17.50,14.00,\n"
+		  "<T as Tr>::f,1,140,110,140,140,140,0,1,7.00,5.50,\n");
 	free(s);
 	remove_log(&lf);
 }
@@ -789,17 +790,20 @@ TEST_CASE(report_text_function)
 	table = strstr(s, "\n     calls");
 	TEST_TRUE(table != NULL);
 	/* lex: 3 calls, 100 total and self, avg 33 (100 / 3), min 20, max
-	 * 50; emit: 100 too, one call; equal self, so by name */
+	 * 50; emit: 100 too, one call; equal self, so by name; 100 ns is 5 %
+	 * of the 2000 ns run */
 	TEST_TEXT(table,
-		  "\n     calls       total        self         avg         min"
-		  "         max  function\n"
-		  "         1      100 ns      100 ns      100 ns      100 ns "
-		  "     100 ns  emit\n"
-		  "         3      100 ns      100 ns       33 ns       20 ns "
-		  "      50 ns  lex\n"
+		  "\n     calls       total      %        self      %         avg"
+		  "         min         max      function\n"
+		  "         1      100 ns    5.0      100 ns    5.0      100 ns "
+		  "     100 ns      100 ns      emit\n"
+		  "         3      100 ns    5.0      100 ns    5.0       33 ns "
+		  "      20 ns       50 ns      lex\n"
 		  "\ntotal: time from entry to return, callees included (an "
 		  "outer recursive call only); self: total minus traced "
-		  "callees;\navg/min/max: per call, callees included.\n");
+		  "callees;\navg/min/max: per call, callees included.\n"
+		  "%: share of the run's duration (the header's); threads' "
+		  "times add up, so shares can too.\n");
 	free(s);
 	/* in a live run -f chose what was traced: no narrowing */
 	o.cmd = RT_CMD_RUN;

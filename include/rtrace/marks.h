@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a report's figures are worth, per row, and what share of the run
+ * they are.  A row is marked when its times are mostly rtrace's own cost
+ * taken out (C), when its probes stopped the program (S), or when its
+ * calls are too short for the clock and the compensation to time (T).
+ * The percentages are of the run's duration, the one the header gives.
+ * Every format shows the same marks and shares: text, CSV, JSON, HTML.
+ */
+#ifndef RTRACE_MARKS_H
+#define RTRACE_MARKS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rtrace/report.h"
+
+enum rt_mark {
+	RT_MARK_COMPENSATED = 1 << 0,  /* C: more than half of the measured
+					* time was rtrace's, taken out */
+	RT_MARK_STOPS = 1 << 1,        /* S: its probes stopped the program */
+	RT_MARK_SHORT = 1 << 2,        /* T: calls too short to time */
+};
+#define RT_MARKS 3                     /* how many kinds of mark */
+
+/* The run's duration in ns, from its start to its end (or its last event
+ * when the log is cut short): what the percentages divide. */
+uint64_t rt_report_run_ns(const struct rt_report *rep);
+
+/* @ns as a percentage of rt_report_run_ns() (0 when that is 0). */
+double rt_report_pct(const struct rt_report *rep, uint64_t ns);
+
+/* The marks (enum rt_mark) of row @r; 0 in a report without times. */
+unsigned rt_row_marks(const struct rt_report *rep,
+		      const struct rt_report_row *r);
+
+/* @marks as letters ("CS"), into @buf of RT_MARKS + 1 bytes at least;
+ * returns @buf. */
+const char *rt_marks_letters(unsigned marks, char *buf);
+
+/* The word of mark @i (0 to RT_MARKS - 1) for JSON: "compensated",
+ * "stops", "short"; static. */
+const char *rt_mark_word(unsigned i);
+
+/* The legend: a line for each mark some row of @rep carries, and one
+ * for the percentages, to @out. */
+void rt_marks_legend(FILE *out, const struct rt_report *rep);
+
+#endif

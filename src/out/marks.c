@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The rows' marks and shares (marks.h).
+ *
+ * "Too short" compares a row's average call with what the time of one
+ * call is uncertain by: two events (its entry and its exit), each off by
+ * about what it costs when recorded in the program (the clock read and
+ * the record: the inline cost in the log), or by a tenth of a stop's cost
+ * when recorded at a stop (the calibration's spread, docs/how-it-works.md
+ * "Times").  Under SHORT_FACTOR times that, the figure is mostly noise.
+ */
+#include <string.h>
+
+#include "rtrace/marks.h"
+#include "rtrace/output.h"
+
+#define SHORT_FACTOR 4ULL
+#define STOP_ERROR_DIV 10  /* a stop's cost is known within a tenth */
+
+static const struct {
+	char letter;
+	const char *word;
+} marks[RT_MARKS] = {
+	{ 'C', "compensated" }, { 'S', "stops" }, { 'T', "short" },
+};
+
+uint64_t rt_report_run_ns(const struct rt_report *rep)
+{
+	uint64_t end = rep->end ? rep->end->end_ns : rep->sum.last_ts;
+
+	return end > rep->info->start_ns ? end - rep->info->start_ns : 0;
+}
+
+double rt_report_pct(const struct rt_report *rep, uint64_t ns)
+{
+	uint64_t run = rt_report_run_ns(rep);
+
+	return run ? 100.0 * (double)ns / (double)run : 0.0;
+}
+
+/* Whether the row's functions were probed at a stop: those the report
+ * lists with the inline engine; every one without it (no site patched,
+ * no event recorded in the program: a merged report knows only the
+ * latter). */
+static bool stopped(const struct rt_report *rep, const char *name)
+{
+	if (!rep->inline_sites && !rep->sum.inline_cost_ns)
+		return rep->sum.stop_events != 0;
+	for (size_t i = 0; i < rep->nstopped; i++)
+		if (strcmp(rep->stopped[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* Under this average (ns), calls recorded at stops (@stops) or in the
+ * program are too short to time; 0 when the log does not say. */
+static uint64_t short_ns(const struct rt_report *rep, bool stops)
+{
+	uint64_t event = stops || !rep->sum.inline_cost_ns ?
+			 rep->info->stop_cost_ns / STOP_ERROR_DIV :
+			 rep->sum.inline_cost_ns;
+
+	return SHORT_FACTOR * 2 * event;
+}
+
+unsigned rt_row_marks(const struct rt_report *rep,
+		      const struct rt_report_row *r)
+{
+	uint64_t timed = rt_fstats_timed(&r->st);
+	unsigned m = 0;
+	bool stops;
+
+	if (rep->mode != RT_REPORT_TIMES || !timed)
+		return 0;
+	stops = stopped(rep, r->name);
+	if (r->st.taken > r->st.total)
+		m |= RT_MARK_COMPENSATED;
+	if (stops)
+		m |= RT_MARK_STOPS;
+	if (r->st.sum_incl / timed < short_ns(rep, stops))
+		m |= RT_MARK_SHORT;
+	return m;
+}
+
+const char *rt_marks_letters(unsigned m, char *buf)
+{
+	size_t n = 0;
+
+	for (unsigned i = 0; i < RT_MARKS; i++)
+		if (m & (1u << i))
+			buf[n++] = marks[i].letter;
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *rt_mark_word(unsigned i)
+{
+	return i < RT_MARKS ? marks[i].word : "";
+}
+
+void rt_marks_legend(FILE *out, const struct rt_report *rep)
+{
+	unsigned any = 0;
+	char a[32], b[32];
+
+	if (rep->mode != RT_REPORT_TIMES)
+		return;
+	for (size_t i = 0; i < rep->nrows; i++)
+		any |= rt_row_marks(rep, &rep->rows[i]);
+	fputs("%: share of the run's duration (the header's); threads' "
+	      "times add up, so shares can too.\n", out);
+	if (any & RT_MARK_COMPENSATED)
+		fputs("C: rtrace's own cost, taken out, was more than half of "
+		      "the time measured: the figure is a small difference of "
+		      "estimates (--raw-times shows what was measured).\n", out);
+	if (any & RT_MARK_STOPS)
+		fputs("S: its probes stopped the program (breakpoints): its "
+		      "times carry the cost of those stops, estimated and taken "
+		      "out (rtrace -l says why a probe is a breakpoint).\n", out);
+	if (!(any & RT_MARK_SHORT))
+		return;
+	fprintf(out, "T: its calls are too short to time: on average under "
+		"%s", rt_fmt_duration(a, sizeof(a), short_ns(rep, false)));
+	if (short_ns(rep, false) != short_ns(rep, true))
+		fprintf(out, " (%s with stops)",
+			rt_fmt_duration(b, sizeof(b), short_ns(rep, true)));
+	fprintf(out, ", %d times what the clock and the compensation may "
+		"be off by per call.\n", (int)SHORT_FACTOR);
+}
