@@ -121,14 +121,17 @@ def piped(rtrace, exe, tmp):
     row("pipe: neither the line nor an interim report",
         r.returncode == 0 and b"events/s" not in r.stderr and b"\x1b" not in r.stderr
         and INTERIM not in r.stderr and b"rtrace: traced" in r.stderr, show(r.stderr))
+    t0 = time.monotonic()
     prog = subprocess.Popen([rtrace, "--progress", "-o", log, exe, str(K)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(1.0)
     prog.send_signal(signal.SIGUSR1)
     _, err = prog.communicate(timeout=120)
+    secs = time.monotonic() - t0   # a loaded machine makes the run longer
     lines = [ln for ln in err.split(b"\n") if b"events/s" in ln]
     row("pipe: --progress prints plain lines, about one a second",
-        prog.returncode == 0 and 1 <= len(lines) <= 4 and b"\x1b[K" not in err
+        prog.returncode == 0 and 1 <= len(lines) <= secs + 2
+        and b"\x1b[K" not in err
         and all(LINE.match(b"\r" + ln + b"\x1b[K") for ln in lines), show(err))
     check_interim("pipe", err, K)
 
