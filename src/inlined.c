@@ -202,27 +202,33 @@ static int32_t origin_func(struct walk *w, Dwarf_Die *die)
 }
 
 /* Where an instance begins: DW_AT_entry_pc, else DW_AT_low_pc, else the
- * low end of its first range; *end is the end of the range holding it.
- * 0 or -ENOENT. */
-static int entry_of(Dwarf_Die *die, Dwarf_Addr *addr, Dwarf_Addr *end)
+ * low end of its first range; [*lo, *end) is the range holding it, and
+ * *single says whether it has no other.  0 or -ENOENT. */
+static int entry_of(Dwarf_Die *die, Dwarf_Addr *addr, Dwarf_Addr *lo,
+		    Dwarf_Addr *end, bool *single)
 {
 	Dwarf_Addr base, start, stop;
 	ptrdiff_t off = 0;
 	bool have = dwarf_entrypc(die, addr) == 0;
+	unsigned nranges = 0;
 
-	*end = 0;
+	*lo = *end = 0;
 	while ((off = dwarf_ranges(die, off, &base, &start, &stop)) > 0) {
+		nranges++;
 		if (!have) {
 			*addr = start;
 			have = true;
 		}
-		if (*addr >= start && *addr < stop) {
+		if (!*end && *addr >= start && *addr < stop) {
+			*lo = start;
 			*end = stop;
-			break;
 		}
 	}
-	if (have && !*end)
+	*single = nranges == 1 && *end;
+	if (have && !*end) {
+		*lo = *addr;
 		*end = *addr + 1;
+	}
 	return have ? 0 : -ENOENT;
 }
 
@@ -231,17 +237,20 @@ static void add_site(struct walk *w, Dwarf_Die *die, int32_t fn,
 {
 	struct rt_inlined_site *s;
 	Dwarf_Attribute at;
-	Dwarf_Addr addr, end;
+	Dwarf_Addr addr, lo, end;
 	Dwarf_Word file = 0, line = 0;
+	bool single;
 
 	/* the linker drops the code of unused functions and leaves their
 	 * DWARF, with addresses of 0 (or -1, -2) */
-	if (entry_of(die, &addr, &end) || addr + w->bias < w->text_lo ||
+	if (entry_of(die, &addr, &lo, &end, &single) || addr + w->bias < w->text_lo ||
 	    addr + w->bias >= w->text_hi)
 		return;
 	s = vec_push_zero(&w->in->sites);
 	s->addr = addr + w->bias;
+	s->lo = lo + w->bias;
 	s->end = end + w->bias;
+	s->single = single;
 	s->fn = (uint32_t)fn;
 	s->depth = depth;
 	s->caller = rt_symbols_lookup(w->syms, s->addr);
