@@ -45,8 +45,11 @@ struct rt_plan {
 	uint32_t *inl_fn_id;           /* while planning: log id of each
 					* function of inl */
 	VEC(struct rt_plan_inlined) inlined;
-	VEC(uint32_t) inl_ids;         /* ids of the inlined calls of each
-					* RT_PROBE_INLINED probe, in runs */
+	bool inl_exits;                /* exits are wanted: time inlined calls
+					* where their exit can be probed */
+	VEC(struct rt_inl_rec) inl_recs;  /* events of the inlined calls of
+					   * each RT_PROBE_INLINED probe, in
+					   * runs */
 	rt_patch_claims claims;        /* while planning: padding between
 					* functions that sites took */
 };
@@ -357,9 +360,14 @@ static int cmp_probe(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* at one address: the function's own site first, then the inlined
-	 * calls, outermost first (the order rt_inlined_find() gave them) */
+	 * calls that end there, innermost first, then those that begin
+	 * there, outermost first (the order rt_inlined_find() gave them) */
 	if (xi != yi)
 		return xi ? 1 : -1;
+	if (x->inl_exit != y->inl_exit)
+		return x->inl_exit ? -1 : 1;
+	if (x->inl_exit && x->inl_depth != y->inl_depth)
+		return x->inl_depth > y->inl_depth ? -1 : 1;
 	return x->inl_at < y->inl_at ? -1 : x->inl_at > y->inl_at;
 }
 
@@ -440,8 +448,35 @@ static const struct rt_insn *past_padding(const rt_insn_vec *insns,
 	return in;
 }
 
+/* The exit of instance @pi, entered at @entry, when every pass through it
+ * ends at the first byte past its code, which a probe can take: a
+ * breakpoint for now, like its entry.  Else the call is not timed. */
+static void add_instance_exit(struct rt_plan *p, struct rt_plan_inlined *pi,
+			      const rt_insn_vec *insns, rt_raddr lo,
+			      rt_raddr hi)
+{
+	const struct rt_inlined_site *s = pi->site;
+	const struct rt_insn *from = insn_at(insns, s->lo + p->bias), *at;
+
+	if (!p->inl_exits || !s->single || !from ||
+	    !rt_inlined_falls_through(from, insns->n - (size_t)(from - insns->v),
+				      s->end + p->bias, pi->addr))
+		return;
+	at = insn_at(insns, s->end + p->bias);
+	if (!at || check_site(at))
+		return;
+	pi->exit = at->addr;
+	add_probe(p, at, pi->id, RT_PROBE_INLINED, RT_ROLE_TRACED, lo, hi);
+	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
+	vec_last(&p->probes)->inl_exit = true;
+	vec_last(&p->probes)->inl_depth = (uint16_t)MIN(s->depth, UINT16_MAX);
+	vec_last(&p->probes)->inline_why = p->inline_kinds ? RT_INLINE_INLINED
+							   : RT_INLINE_OFF;
+}
+
 /* Probes one instance with a breakpoint at its entry, which must be an
- * instruction of its caller (decoded into @insns); refusals are kept. */
+ * instruction of its caller (decoded into @insns), and at its exit when
+ * it has one; refusals are kept. */
 static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			 const rt_insn_vec *insns, enum rt_refusal caller_why)
 {
@@ -473,6 +508,7 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
 	vec_last(&p->probes)->inline_why = p->inline_kinds ? RT_INLINE_INLINED
 							   : RT_INLINE_OFF;
+	add_instance_exit(p, pi, insns, lo, lo + s->caller->size);
 }
 
 typedef VEC(size_t) index_vec;
@@ -662,6 +698,9 @@ static void merge_instances(struct rt_plan *p)
 				p->insns.v[out++] = p->insns.v[i];
 				base->kinds = 0;
 			}
+			const struct rt_plan_inlined *pi =
+				&p->inlined.v[pr->inl_at];
+
 			if (!(base->kinds & RT_PROBE_INLINED)) {
 				/* the site's jump, if any, records the calls
 				 * too; a tiny function's region records its
@@ -672,10 +711,17 @@ static void merge_instances(struct rt_plan *p)
 					base->inline_why = RT_INLINE_INLINED;
 				}
 				base->kinds |= RT_PROBE_INLINED;
-				base->inl_at = p->inl_ids.n;
+				base->inl_at = p->inl_recs.n;
 				base->ninl = 0;
 			}
-			vec_push(&p->inl_ids, pr->func);
+			vec_push(&p->inl_recs, ((struct rt_inl_rec){
+				.func = pr->func,
+				.kind = pr->inl_exit ? RT_EV_EXIT : RT_EV_ENTRY,
+				.flags = RT_EVF_INLINED |
+					 (!pr->inl_exit && pi->exit ?
+						  RT_EVF_TIMED : 0),
+				.value = pi->addr,
+			}));
 			base->ninl++;
 			continue;
 		}
@@ -881,6 +927,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	p->must_stop = req->must_stop;
 	p->must_stop_ctx = req->must_stop_ctx;
 	p->inl = req->inlined;
+	p->inl_exits = kinds & RT_PROBE_EXIT;
 	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 
@@ -928,7 +975,7 @@ void rt_plan_put(struct rt_plan *p)
 	vec_free(&p->code);
 	vec_free(&p->targets);
 	vec_free(&p->inlined);
-	vec_free(&p->inl_ids);
+	vec_free(&p->inl_recs);
 	free(p->inl_fn_id);
 	rt_inlined_free(p->inl);
 	free(p->hash);
@@ -1022,7 +1069,8 @@ static void place_tramps(struct rt_plan *p)
 		if (!pr->patch_len)
 			continue;
 		size_t ninl;
-		const uint32_t *inl = rt_plan_inlined_ids(p, pr, &ninl);
+		const struct rt_inl_rec *inl = rt_plan_inlined_recs(p, pr,
+								    &ninl);
 		int err = rt_patch_tramp(pr, inl, ninl, &insns, &t);
 
 		if (err) {
@@ -1200,11 +1248,12 @@ const struct rt_plan_func *rt_plan_func_by_id(const struct rt_plan *p,
 						      : NULL;
 }
 
-const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
-				    const struct rt_probe *pr, size_t *n)
+const struct rt_inl_rec *rt_plan_inlined_recs(const struct rt_plan *p,
+					      const struct rt_probe *pr,
+					      size_t *n)
 {
 	*n = pr->kinds & RT_PROBE_INLINED ? pr->ninl : 0;
-	return *n ? p->inl_ids.v + pr->inl_at : NULL;
+	return *n ? p->inl_recs.v + pr->inl_at : NULL;
 }
 
 size_t rt_plan_ninlined(const struct rt_plan *p)

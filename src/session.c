@@ -344,13 +344,13 @@ static void list_breakpoints(const struct rt_plan *plan,
 	}
 }
 
-/* How the entry of inlined instance @pi is probed: a jump, or a
- * breakpoint and why (with the inline engine). */
-static const char *how_probed(const struct rt_plan *plan,
-			      const struct rt_plan_inlined *pi)
+/* How the entry or exit of an inlined instance, at @addr, is probed: a
+ * jump, or a breakpoint and why (with the inline engine).  Static
+ * storage. */
+static const char *how_probed(const struct rt_plan *plan, rt_raddr addr)
 {
 	static char buf[96];
-	const struct rt_probe *pr = rt_plan_lookup(plan, pi->addr);
+	const struct rt_probe *pr = rt_plan_lookup(plan, addr);
 
 	if (!pr)
 		return "breakpoint";
@@ -364,7 +364,8 @@ static const char *how_probed(const struct rt_plan *plan,
 }
 
 /* Each inlined instance of the function: the caller, the call's source
- * line, the entry address and how it is probed. */
+ * line, the entry address and how it is probed, and where its calls end
+ * when they are timed. */
 static void list_inlined(const struct rt_plan *plan,
 			 const struct rt_plan_func *pf)
 {
@@ -378,8 +379,15 @@ static void list_inlined(const struct rt_plan *plan,
 							 : "(no function)");
 		if (s->call_file)
 			printf(" (%s:%u)", s->call_file, s->call_line);
-		printf(" at %#llx: %s\n", (unsigned long long)pi->addr,
-		       pi->why ? rt_refusal_str(pi->why) : how_probed(plan, pi));
+		printf(" at %#llx: %s", (unsigned long long)pi->addr,
+		       pi->why ? rt_refusal_str(pi->why)
+			       : how_probed(plan, pi->addr));
+		if (pi->exit)
+			printf("; ends at %#llx: %s", (unsigned long long)pi->exit,
+			       how_probed(plan, pi->exit));
+		else if (!pi->why)
+			printf("; not timed");
+		putchar('\n');
 	}
 }
 

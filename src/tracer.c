@@ -91,7 +91,7 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 	rt_emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
-/* The inlined calls that begin at @pr: an entry each, without a frame.
+/* The inlined calls that end or begin at @pr: an exit or an entry each.
  * They follow the entry of the function whose code they are in, when
  * the site is that entry, and come before its exit otherwise. */
 static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
@@ -99,11 +99,11 @@ static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
 			 uint64_t sp, uint64_t ts)
 {
 	size_t n;
-	const uint32_t *ids = rt_plan_inlined_ids(plan, pr, &n);
+	const struct rt_inl_rec *inl = rt_plan_inlined_recs(plan, pr, &n);
 
 	for (size_t i = 0; i < n; i++)
-		rt_emit_flags(tr, th, RT_EV_ENTRY, RT_EVF_INLINED, ids[i], sp,
-			      pr->addr, ts);
+		rt_emit_flags(tr, th, inl[i].kind, inl[i].flags, inl[i].func,
+			      sp, inl[i].value, ts);
 }
 
 #define NAMING_DEPTH 64
