@@ -106,6 +106,22 @@ static void cell(FILE *out, uint64_t ns)
 		rt_fmt_duration(b, sizeof(b), ns));
 }
 
+/* The time columns of a row: over its timed calls, "-" when none has a
+ * time (sorted as 0). */
+static void time_cells(FILE *out, const struct rt_fstats *st)
+{
+	if (!rt_fstats_timed(st)) {
+		for (int i = 0; i < 5; i++)
+			fputs("<td data-v=\"0\">-</td>", out);
+		return;
+	}
+	cell(out, st->total);
+	cell(out, st->self);
+	cell(out, rt_fstats_avg(st));
+	cell(out, st->min);
+	cell(out, st->max);
+}
+
 /* As the text report: more than 1 % of the events at a stop, and where. */
 static void write_stopped(FILE *out, const struct rt_report *rep)
 {
@@ -139,14 +155,10 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.calls);
-		cell(out, r->st.total);
-		cell(out, r->st.self);
-		cell(out, rt_fstats_timed(&r->st) ?
-				  r->st.sum_incl / rt_fstats_timed(&r->st) : 0);
-		cell(out, rt_fstats_timed(&r->st) ? r->st.min : 0);
-		cell(out, r->st.max);
+		time_cells(out, &r->st);
 		fputs("<td class=\"name\">", out);
 		rt_xml_string(out, r->name);
+		rt_inlined_mark(out, &r->st, r->inlined_sites);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {
 			fprintf(out, "<td class=\"name\">%u ", r->id);
