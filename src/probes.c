@@ -637,6 +637,65 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 	vec_free(&near);
 }
 
+/* Whether an entry among probes [first, n) within reach of a jump at @at
+ * lost its own jump to another site's bytes. */
+static bool near_stopped_entry(const struct rt_plan *p, size_t first,
+			       rt_raddr at)
+{
+	for (size_t i = first; i < p->probes.n; i++) {
+		const struct rt_probe *q = &p->probes.v[i];
+
+		if (!q->inl_exit && !q->patch_len &&
+		    q->inline_why == RT_INLINE_OVERLAP &&
+		    q->addr + RT_PATCH_MAX > at && at + RT_PATCH_MAX > q->addr)
+			return true;
+	}
+	return false;
+}
+
+/* With the inline engine, the end of an inlined call is probed by a jump
+ * or not at all, and never at the cost of an entry's jump: a breakpoint
+ * there would stop the program at each call that costs no stop to count
+ * (a count matters more than a time; the call is then not timed).  Drops
+ * the ends among probes [first, n) that are breakpoints (@all: every
+ * one), or lie near an entry that another site's bytes made one; returns
+ * how many. */
+static size_t drop_costly_ends(struct rt_plan *p, size_t first, bool all)
+{
+	size_t out = first, dropped = 0;
+
+	for (size_t i = first; i < p->probes.n; i++) {
+		const struct rt_probe *pr = &p->probes.v[i];
+
+		if (pr->inl_exit && (all || !pr->patch_len ||
+				     near_stopped_entry(p, first, pr->addr))) {
+			p->inlined.v[pr->inl_at].exit = 0;
+			dropped++;
+			continue;
+		}
+		p->probes.v[out] = *pr;
+		p->insns.v[out++] = p->insns.v[i];
+	}
+	p->probes.n = p->insns.n = out;
+	return dropped;
+}
+
+#define END_REPLANS 3
+
+/* The jumps over the entries and ends of the inlined calls in @caller,
+ * planned again without the ends that cost a stop, until none does (or,
+ * after a few rounds, without any end). */
+static void plan_caller(struct rt_plan *p, const struct rt_func *caller,
+			const rt_insn_vec *insns, size_t first)
+{
+	plan_instances(p, caller, insns, first);
+	for (int round = 0; p->inline_kinds; round++) {
+		if (!drop_costly_ends(p, first, round == END_REPLANS))
+			return;
+		plan_instances(p, caller, insns, first);
+	}
+}
+
 /* A breakpoint, or a jump where the rules allow, at the entry of every
  * inlined instance.  Instances are in address order, so each caller is
  * decoded once. */
@@ -654,7 +713,7 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 			continue;
 		if (s->caller && s->caller != decoded) {
 			if (decoded && !caller.why)
-				plan_instances(p, decoded, insns, first);
+				plan_caller(p, decoded, insns, first);
 			first = p->probes.n;
 			caller = (struct rt_plan_func){ .fn = s->caller };
 			decode_func(syms, s->caller, p->bias, insns, &caller);
@@ -664,7 +723,7 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 			     s->caller ? caller.why : RT_REFUSE_NO_CODE);
 	}
 	if (decoded && !caller.why)
-		plan_instances(p, decoded, insns, first);
+		plan_caller(p, decoded, insns, first);
 	/* an inlined-only function none of whose instances could be
 	 * probed is refused, with the first instance's reason */
 	vec_for_each(&p->funcs, pf) {
