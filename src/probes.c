@@ -392,12 +392,32 @@ static void sort_probes(struct rt_plan *p)
 
 /* ---- inlined calls ------------------------------------------------------ */
 
+/* Whether the allocator's calls are probed (--mem). */
+static bool probes_allocator(const struct rt_plan_request *req)
+{
+	for (size_t i = 0; i < req->nspecial; i++)
+		if (req->roles[i] >= RT_ROLE_ALLOC &&
+		    req->roles[i] <= RT_ROLE_MEMALIGN)
+			return true;
+	return false;
+}
+
+/* Whether @f is a method of the program's #[global_allocator]: with the
+ * allocator probed, the memory it hands out is its caller's, and an
+ * inlined copy of it (in the allocator's shims, or wherever LLVM inlined
+ * those) must not become the innermost traced call. */
+static bool global_alloc_method(const struct rt_inlined_fn *f)
+{
+	return strstr(f->fn.name, " as core::alloc::global::GlobalAlloc>::");
+}
+
 /* Log ids of the functions with inlined instances: a selected symbol's
  * own, or a new function for those that exist only inlined. */
 static void add_inlined_funcs(struct rt_plan *p,
 			      const struct rt_plan_request *req)
 {
 	size_t n = rt_inlined_nfuncs(p->inl);
+	bool mem = probes_allocator(req);
 
 	p->inl_fn_id = xcalloc(n + 1, sizeof(*p->inl_fn_id));
 	for (size_t i = 0; i < n; i++) {
@@ -405,6 +425,8 @@ static void add_inlined_funcs(struct rt_plan *p,
 		struct rt_plan_func *pf;
 
 		p->inl_fn_id[i] = RT_FUNC_NONE;
+		if (mem && global_alloc_method(f))
+			continue;
 		for (size_t k = 0; f->sym >= 0 && k < req->n; k++)
 			if (req->idx[k] == (size_t)f->sym)
 				p->inl_fn_id[i] = req->first_id + k;
