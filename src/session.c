@@ -172,8 +172,9 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 		}
 		if (!o->inlined && only_inlined(t, i)) {
 			pr_err("pattern '%s' matches only functions the "
-			       "compiler inlined everywhere in %s: --inlined "
-			       "counts their calls", t->include.v[i], t->path);
+			       "compiler inlined everywhere in %s: without "
+			       "--no-inlined rtrace counts their calls",
+			       t->include.v[i], t->path);
 			return RT_EXIT_USAGE;
 		}
 		if (later) {
@@ -810,6 +811,23 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 		100.0 * st->inline_events / (all ? all : 1));
 }
 
+/* The probes of the inlined calls: an entry each, an end each timed one;
+ * how many are jumps. */
+static void print_inlined_stats(const struct rt_tracer_stats *st)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (!st->inl_instances)
+		return;
+	fprintf(stderr, "rtrace: stats: inlined calls: %s instances probed, "
+		"%s of them timed (their end probed too); %s probes, %s of "
+		"them jumps\n",
+		rt_fmt_count(a, sizeof(a), st->inl_instances),
+		rt_fmt_count(b, sizeof(b), st->inl_timed),
+		rt_fmt_count(c, sizeof(c), st->inl_instances + st->inl_timed),
+		rt_fmt_count(d, sizeof(d), st->inl_jumps));
+}
+
 #define STOPPED_SHOWN 8
 
 /* With the inline engine: where the stops that are left come from. */
@@ -852,6 +870,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 			rt_fmt_duration(d, sizeof(d), res->ns),
 			res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
 	print_inline_stats(&res->st);
+	print_inlined_stats(&res->st);
 	print_stopped(res);
 }
 
