@@ -280,7 +280,8 @@ static void add_site(struct walk *w, Dwarf_Die *die, int32_t fn,
 
 	/* the linker drops the code of unused functions and leaves their
 	 * DWARF, with addresses of 0 (or -1, -2) */
-	if (entry_of(die, &addr, &lo, &end, &single) || addr + w->bias < w->text_lo ||
+	if (entry_of(die, &addr, &lo, &end, &single) ||
+	    addr + w->bias < w->text_lo ||
 	    addr + w->bias >= w->text_hi)
 		return;
 	s = vec_push_zero(&w->in->sites);

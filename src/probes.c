@@ -479,10 +479,10 @@ static void add_instance_exit(struct rt_plan *p, struct rt_plan_inlined *pi,
 {
 	const struct rt_inlined_site *s = pi->site;
 	const struct rt_insn *from = insn_at(insns, s->lo + p->bias), *at;
+	size_t left = from ? insns->n - (size_t)(from - insns->v) : 0;
 
 	if (!p->inl_exits || !s->single || !from ||
-	    !rt_inlined_falls_through(from, insns->n - (size_t)(from - insns->v),
-				      s->end + p->bias, pi->addr))
+	    !rt_inlined_falls_through(from, left, s->end + p->bias, pi->addr))
 		return;
 	at = insn_at(insns, s->end + p->bias);
 	if (!at || check_site(at))

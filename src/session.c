@@ -384,7 +384,8 @@ static void list_inlined(const struct rt_plan *plan,
 		       pi->why ? rt_refusal_str(pi->why)
 			       : how_probed(plan, pi->addr));
 		if (pi->exit)
-			printf("; ends at %#llx: %s", (unsigned long long)pi->exit,
+			printf("; ends at %#llx: %s",
+			       (unsigned long long)pi->exit,
 			       how_probed(plan, pi->exit));
 		else if (!pi->why)
 			printf("; not timed");

@@ -192,8 +192,9 @@ static void print_counts(FILE *out, const struct rt_report *rep)
 		fprintf(out, "%10llu  %s",
 			(unsigned long long)rep->rows[i].st.calls,
 			rep->rows[i].name);
+		/* counts alone: no times to say anything of */
 		rt_inlined_mark(out, &(struct rt_fstats){
-					     .inlined = rep->rows[i].st.inlined },
+				.inlined = rep->rows[i].st.inlined },
 				rep->rows[i].inlined_sites);
 		fputc('\n', out);
 	}
@@ -247,11 +248,12 @@ static int text_write(FILE *out, const struct rt_report *rep,
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
 	if (rep->sum.inlined_calls)
-		fprintf(out, "[N inlined, S sites]: N of the calls were inlined "
-			"by the compiler (at S places), counted at their entry%s\n",
-			counts ? "." : "; timed where their instance's end is "
-			"probed too.\n[timed: T]: only T of the calls have a time: "
-			"the time columns are theirs (- when none has one).");
+		fprintf(out, "[N inlined, S sites]: N of the calls were "
+			"inlined by the compiler (at S places), counted at "
+			"their entry%s\n", counts ? "." :
+			"; timed where their instance's end is probed too.\n"
+			"[timed: T]: only T of the calls have a time: the time "
+			"columns are theirs (- when none has one).");
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
