@@ -52,6 +52,9 @@ struct frame {
 				  * below, and ends with it */
 	bool outermost;
 	bool counted;            /* in its thread's active counts */
+	bool inlined;            /* a timed inlined call: it lives in the
+				  * frame of the code it was inlined into
+				  * and ends at its instance's exit */
 };
 
 struct thread_state {
@@ -312,8 +315,10 @@ static void push(struct rt_frames *f, struct thread_state *t,
 	fr->start = ev->ts;
 	fr->cost_at_start = t->cost;
 	fr->chained = chained;
+	fr->inlined = ev->flags & RT_EVF_INLINED;
 	fr->flags = (chained ? RT_CALL_TAIL : 0) |
-		    (ev->flags & RT_EVF_PARTIAL ? RT_CALL_PARTIAL : 0);
+		    (ev->flags & RT_EVF_PARTIAL ? RT_CALL_PARTIAL : 0) |
+		    (fr->inlined ? RT_CALL_INLINED : 0);
 	fr->outermost = activate(f, t, ev->func, &fr->counted);
 	vec_push(&t->ids, ev->func);
 	f->sum.calls++;
@@ -386,6 +391,16 @@ static void pop_chain(struct rt_frames *f, struct thread_state *t,
 		;
 }
 
+/* The inlined calls still open above frame @i end, without their exit
+ * (a return or a jump out of their caller ran: they were left some other
+ * way). */
+static void close_inlined_above(struct rt_frames *f, struct thread_state *t,
+				long i, uint64_t ts)
+{
+	while ((long)t->stack.n > i + 1)
+		pop(f, t, ts, RT_CALL_APPROX_END, 0);
+}
+
 /* Frames below stack pointer @sp are over: something shallower ran. */
 static void close_deeper(struct rt_frames *f, struct thread_state *t,
 			 uint64_t sp, uint64_t ts)
@@ -451,25 +466,54 @@ static void count_entry(struct rt_frames *f, struct thread_state *t,
 }
 
 /* The entry of a call the compiler inlined: a call of the function, in
- * the frame of the code it was inlined into, that pushes no frame (its
- * end is not recorded) and takes no time. */
+ * the frame of the code it was inlined into.  When its instance's exit is
+ * probed, it opens a frame there that the exit closes; else it pushes
+ * none and has no time. */
 static void inlined_entry(struct rt_frames *f, struct thread_state *t,
 			  const struct rt_event *ev)
 {
 	struct rt_call c = {
 		.func = ev->func, .tid = t->tid, .pid = t->pid, .thread = t->seq,
-		.flags = RT_CALL_INLINED, .value = ev->value,
+		.flags = RT_CALL_INLINED | RT_CALL_UNTIMED, .value = ev->value,
 		.outermost = true,
 	};
 
 	close_deeper(f, t, ev->sp, ev->ts);
+	f->sum.inlined_calls++;
+	if ((ev->flags & RT_EVF_TIMED) && !f->opts.count_only) {
+		push(f, t, ev, false);
+		return;
+	}
 	c.depth = t->stack.n;
 	c.start = c.end = timeline(f, t, ev->ts);
 	vec_push(&t->ids, ev->func);
 	c.stack = t->ids.v;
-	f->sum.inlined_calls++;
 	point_call(f, t, &c);
 	t->ids.n--;
+}
+
+/* The exit of an inlined instance: it ends the open call of that
+ * instance (same function, same entry address) in the frame of the code
+ * it was inlined into, and the calls nested in it that are still open
+ * (their ends were not seen).  Code that skipped the instance may run
+ * its exit too: with no such call, nothing ends. */
+static void inlined_exit(struct rt_frames *f, struct thread_state *t,
+			 const struct rt_event *ev)
+{
+	size_t i;
+
+	close_deeper(f, t, ev->sp, ev->ts);
+	i = t->stack.n;
+	while (i-- > 0 && t->stack.v[i].inlined) {
+		const struct frame *fr = &t->stack.v[i];
+
+		if (fr->func != ev->func || fr->value != ev->value)
+			continue;
+		while (t->stack.n > i + 1)
+			pop(f, t, ev->ts, RT_CALL_APPROX_END, 0);
+		pop(f, t, ev->ts, 0, 0);
+		return;
+	}
 }
 
 static void on_entry(struct rt_frames *f, struct thread_state *t,
@@ -480,7 +524,9 @@ static void on_entry(struct rt_frames *f, struct thread_state *t,
 
 	close_deeper(f, t, ev->sp, ev->ts);
 	top = t->stack.n ? vec_last(&t->stack) : NULL;
-	if (top && top->sp == ev->sp) {
+	/* a timed inlined call shares its stack pointer with the code
+	 * around it, which may call at once: no tail jump of its own */
+	if (top && top->sp == ev->sp && !top->inlined) {
 		/* the tail jump went here, or to a helper function that
 		 * jumped on here (had the helper returned, its exit would
 		 * have closed the frame before this entry); without a tail
@@ -501,11 +547,12 @@ static void on_entry(struct rt_frames *f, struct thread_state *t,
 	push(f, t, ev, chained);
 }
 
-/* Topmost frame with stack pointer @sp, or -1. */
+/* Topmost frame with stack pointer @sp, or -1.  Timed inlined calls are
+ * not frames of their own: a return or a jump out is their caller's. */
 static long find_frame(const struct thread_state *t, uint64_t sp)
 {
 	for (long i = (long)t->stack.n - 1; i >= 0; i--) {
-		if (t->stack.v[i].sp == sp)
+		if (t->stack.v[i].sp == sp && !t->stack.v[i].inlined)
 			return i;
 		if (t->stack.v[i].sp > sp)
 			break;
@@ -523,14 +570,18 @@ static void on_exit_ev(struct rt_frames *f, struct thread_state *t,
 		/* an untraced function returned: it ends the frame that
 		 * tail-jumped into it, and nothing else */
 		i = find_frame(t, ev->sp);
-		if (i >= 0 && t->stack.v[i].tail_pending)
+		if (i >= 0 && t->stack.v[i].tail_pending) {
+			close_inlined_above(f, t, i, ev->ts);
 			pop_chain(f, t, ev->ts, 0, ev->value);
+		}
 		return;
 	}
-	if (find_frame(t, ev->sp) < 0) {
+	i = find_frame(t, ev->sp);
+	if (i < 0) {
 		f->sum.unmatched_exits++;
 		return;
 	}
+	close_inlined_above(f, t, i, ev->ts);
 	pop_chain(f, t, ev->ts, 0, ev->value);
 }
 
@@ -538,12 +589,15 @@ static void on_tail(struct rt_frames *f, struct thread_state *t,
 		    const struct rt_event *ev)
 {
 	struct frame *top;
+	long i;
 
 	close_deeper(f, t, ev->sp, ev->ts);
-	if (find_frame(t, ev->sp) < 0) {
+	i = find_frame(t, ev->sp);
+	if (i < 0) {
 		f->sum.unmatched_exits++;
 		return;
 	}
+	close_inlined_above(f, t, i, ev->ts);
 	top = vec_last(&t->stack);
 	top->tail_pending = true;
 	top->tail_target = ev->value;
@@ -632,7 +686,10 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 			on_entry(f, t, ev);
 		break;
 	case RT_EV_EXIT:
-		on_exit_ev(f, t, ev);
+		if (ev->flags & RT_EVF_INLINED)
+			inlined_exit(f, t, ev);
+		else
+			on_exit_ev(f, t, ev);
 		break;
 	case RT_EV_TAIL:
 		on_tail(f, t, ev);

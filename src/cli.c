@@ -165,11 +165,14 @@ static const char help_text[] =
 "                       stop, where that is provably safe, and a\n"
 "                       breakpoint elsewhere (-l says where and why);\n"
 "                       trap: a breakpoint everywhere, a stop per hit\n"
-"      --inlined        count the calls the compiler inlined too: a\n"
-"                       breakpoint at each place the DWARF says a selected\n"
-"                       function was inlined (a stop per such call; a\n"
-"                       function that exists only inlined can be selected)\n"
-"      --no-inlined     out-of-line calls only (the default)\n"
+"      --no-inlined     out-of-line calls only.  By default the calls the\n"
+"                       compiler inlined count too: a probe (a jump where\n"
+"                       the rules allow, else a breakpoint) where the DWARF\n"
+"                       says a selected function was inlined; timed where\n"
+"                       the inlined code is left only through its end and\n"
+"                       a probe fits there; a function that exists only\n"
+"                       inlined can be selected\n"
+"      --inlined        count the calls the compiler inlined (the default)\n"
 "\n"
 "Reporting (report, and the live report):\n"
 "      --format=FMT     text (default), json or csv\n"
@@ -555,6 +558,7 @@ static void unset_flag(int c, struct rt_opts *o)
 	case 'v': rt_log_verbose = MIN(rt_log_verbose, 0); break;
 	case OPT_NO_FOLLOW: o->no_follow = false; break;
 	case OPT_INLINED: o->inlined = false; break;
+	case OPT_NO_INLINED: o->inlined = true; break;
 	case OPT_COUNT: o->count_only = false; break;
 	case OPT_COVERAGE: o->coverage = false; break;
 	case OPT_STATS: o->stats = false; break;

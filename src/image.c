@@ -471,6 +471,28 @@ static size_t inline_sites(const struct rt_plan *plan)
 	return n;
 }
 
+/* Inlined instances probed, those timed, and their probes that are
+ * jumps, for --stats. */
+static void count_instances(const struct rt_plan *plan, bool jumps,
+			    struct rt_tracer_stats *st)
+{
+	for (size_t i = 0; i < rt_plan_ninlined(plan); i++) {
+		const struct rt_plan_inlined *pi = rt_plan_inlined(plan, i);
+		const struct rt_probe *pr;
+
+		if (pi->why)
+			continue;
+		st->inl_instances++;
+		pr = rt_plan_lookup(plan, pi->addr);
+		st->inl_jumps += jumps && pr && rt_probe_inline(pr);
+		if (!pi->exit)
+			continue;
+		st->inl_timed++;
+		pr = rt_plan_lookup(plan, pi->exit);
+		st->inl_jumps += jumps && pr && rt_probe_inline(pr);
+	}
+}
+
 int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		 int *deferred_sig)
 {
@@ -481,6 +503,7 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		tr->st.sites += rt_plan_nprobes(p->img->plan);
 		if (p->ia)
 			tr->st.inline_sites += inline_sites(p->img->plan);
+		count_instances(p->img->plan, p->ia, &tr->st);
 	}
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)

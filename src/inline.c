@@ -535,10 +535,14 @@ static bool event_sane(const struct rt_inline_area *a,
 	if (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
 	    ev->kind != RT_EV_TAIL)
 		return false;
-	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER | RT_EVF_INLINED))
+	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER | RT_EVF_INLINED |
+			  RT_EVF_TIMED))
 		return false;
-	/* an inlined call has an entry only */
-	if ((ev->flags & RT_EVF_INLINED) && ev->kind != RT_EV_ENTRY)
+	/* an inlined call has an entry and an exit, no tail jump */
+	if ((ev->flags & RT_EVF_INLINED) && ev->kind == RT_EV_TAIL)
+		return false;
+	if ((ev->flags & RT_EVF_TIMED) && (!(ev->flags & RT_EVF_INLINED) ||
+					  ev->kind != RT_EV_ENTRY))
 		return false;
 	return ev->ts >= a->c_start && ev->ts <= newest + STAMP_SLACK;
 }

@@ -48,6 +48,9 @@ struct walk {
 	const bool *selected;     /* by symbol index */
 	struct origin *seen;      /* open addressing on the DIE offset */
 	size_t seen_mask, nseen;
+	int32_t *by_raw;          /* index + 1 in funcs, open addressing on
+				   * the hash of the linkage name; 0 = empty */
+	size_t by_raw_mask;
 	Dwarf_Files *files;       /* of the current unit, or NULL */
 	rt_raddr text_lo, text_hi;  /* where code is */
 };
@@ -119,13 +122,43 @@ static void seen_grow(struct walk *w)
 	free(old);
 }
 
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 14695981039346656037ULL;  /* FNV-1a */
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
+	return hash64(h);
+}
+
+/* The slot of linkage name @raw in by_raw: its function's, or the empty
+ * one where it goes.  A unit per crate inlines the same functions: the
+ * names are looked up once per unit each. */
+static int32_t *raw_slot(const struct walk *w, const char *raw)
+{
+	size_t h = hash_str(raw) & w->by_raw_mask;
+
+	while (w->by_raw[h] &&
+	       strcmp(w->in->funcs.v[w->by_raw[h] - 1].fn.raw, raw))
+		h = (h + 1) & w->by_raw_mask;
+	return &w->by_raw[h];
+}
+
+static void by_raw_grow(struct walk *w)
+{
+	size_t cap = w->by_raw ? (w->by_raw_mask + 1) * 2 : 256;
+
+	free(w->by_raw);
+	w->by_raw = xcalloc(cap, sizeof(*w->by_raw));
+	w->by_raw_mask = cap - 1;
+	for (size_t i = 0; i < w->in->funcs.n; i++)
+		*raw_slot(w, w->in->funcs.v[i].fn.raw) = (int32_t)i + 1;
+}
+
 /* The function of linkage name @raw already in the table, or -1. */
 static int32_t func_by_raw(const struct walk *w, const char *raw)
 {
-	for (size_t i = 0; i < w->in->funcs.n; i++)
-		if (!strcmp(w->in->funcs.v[i].fn.raw, raw))
-			return (int32_t)i;
-	return -1;
+	return *raw_slot(w, raw) - 1;
 }
 
 static int32_t add_func(struct walk *w, Dwarf_Die *origin, const char *raw,
@@ -145,6 +178,10 @@ static int32_t add_func(struct walk *w, Dwarf_Die *origin, const char *raw,
 	f->fn.file = file ? xstrdup(file) : NULL;
 	if (dwarf_decl_line(origin, &line) == 0)
 		f->fn.line = (unsigned)line;
+	if (w->in->funcs.n * 2 > w->by_raw_mask)
+		by_raw_grow(w);
+	else
+		*raw_slot(w, raw) = (int32_t)w->in->funcs.n;
 	return (int32_t)(w->in->funcs.n - 1);
 }
 
@@ -202,27 +239,33 @@ static int32_t origin_func(struct walk *w, Dwarf_Die *die)
 }
 
 /* Where an instance begins: DW_AT_entry_pc, else DW_AT_low_pc, else the
- * low end of its first range; *end is the end of the range holding it.
- * 0 or -ENOENT. */
-static int entry_of(Dwarf_Die *die, Dwarf_Addr *addr, Dwarf_Addr *end)
+ * low end of its first range; [*lo, *end) is the range holding it, and
+ * *single says whether it has no other.  0 or -ENOENT. */
+static int entry_of(Dwarf_Die *die, Dwarf_Addr *addr, Dwarf_Addr *lo,
+		    Dwarf_Addr *end, bool *single)
 {
 	Dwarf_Addr base, start, stop;
 	ptrdiff_t off = 0;
 	bool have = dwarf_entrypc(die, addr) == 0;
+	unsigned nranges = 0;
 
-	*end = 0;
+	*lo = *end = 0;
 	while ((off = dwarf_ranges(die, off, &base, &start, &stop)) > 0) {
+		nranges++;
 		if (!have) {
 			*addr = start;
 			have = true;
 		}
-		if (*addr >= start && *addr < stop) {
+		if (!*end && *addr >= start && *addr < stop) {
+			*lo = start;
 			*end = stop;
-			break;
 		}
 	}
-	if (have && !*end)
+	*single = nranges == 1 && *end;
+	if (have && !*end) {
+		*lo = *addr;
 		*end = *addr + 1;
+	}
 	return have ? 0 : -ENOENT;
 }
 
@@ -231,17 +274,21 @@ static void add_site(struct walk *w, Dwarf_Die *die, int32_t fn,
 {
 	struct rt_inlined_site *s;
 	Dwarf_Attribute at;
-	Dwarf_Addr addr, end;
+	Dwarf_Addr addr, lo, end;
 	Dwarf_Word file = 0, line = 0;
+	bool single;
 
 	/* the linker drops the code of unused functions and leaves their
 	 * DWARF, with addresses of 0 (or -1, -2) */
-	if (entry_of(die, &addr, &end) || addr + w->bias < w->text_lo ||
+	if (entry_of(die, &addr, &lo, &end, &single) ||
+	    addr + w->bias < w->text_lo ||
 	    addr + w->bias >= w->text_hi)
 		return;
 	s = vec_push_zero(&w->in->sites);
 	s->addr = addr + w->bias;
+	s->lo = lo + w->bias;
 	s->end = end + w->bias;
+	s->single = single;
 	s->fn = (uint32_t)fn;
 	s->depth = depth;
 	s->caller = rt_symbols_lookup(w->syms, s->addr);
@@ -250,6 +297,23 @@ static void add_site(struct walk *w, Dwarf_Die *die, int32_t fn,
 	if (w->files &&
 	    dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &at), &file) == 0)
 		s->call_file = dwarf_filesrc(w->files, file, NULL, NULL);
+}
+
+/* Whether the children of a DIE tagged @tag can hold code: inlined
+ * instances are in functions (and their blocks and instances), which are
+ * in namespaces.  Types, the bulk of a Rust unit's DIEs, are skipped. */
+static bool may_hold_code(int tag)
+{
+	switch (tag) {
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_subprogram:
+	case DW_TAG_lexical_block:
+	case DW_TAG_inlined_subroutine:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Every instance below @parent, nested ones included; @depth counts the
@@ -267,7 +331,7 @@ static void walk_children(struct walk *w, Dwarf_Die *parent, unsigned depth)
 		if (tag == DW_TAG_inlined_subroutine &&
 		    (fn = origin_func(w, &die)) >= 0)
 			add_site(w, &die, fn, depth);
-		if (dwarf_haschildren(&die))
+		if (may_hold_code(tag) && dwarf_haschildren(&die))
 			walk_children(w, &die, depth + (tag ==
 						DW_TAG_inlined_subroutine));
 	} while (dwarf_siblingof(&die, &die) == 0);
@@ -343,6 +407,7 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 		rt_symbols_text_range(syms, &w.text_lo, &w.text_hi);
 		index_symbols(&w);
 		seen_grow(&w);
+		by_raw_grow(&w);
 		walk_units(&w, dw);
 		drop_empty(in);
 		if (in->sites.n)  /* qsort wants storage even for none */
@@ -354,6 +419,7 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 	free(w.raw_sorted);
 	free(w.raw_idx);
 	free(w.seen);
+	free(w.by_raw);
 	free(selected);
 	*out = in;
 	return 0;

@@ -9,6 +9,7 @@ void rt_opts_init(struct rt_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->color = -1;
 	o->sort = RT_SORT_SELF;
+	o->inlined = true;
 }
 
 void rt_opts_release(struct rt_opts *o)

@@ -964,14 +964,12 @@ static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
 }
 
 /* What the recorder is called for at @pr, in order: the function's
- * entry, the inlined calls that begin there (an entry each, whose value
- * is the site's address, as at a breakpoint), its exit or tail jump. */
+ * entry, the inlined calls that end and begin there (as at a
+ * breakpoint), its exit or tail jump. */
 static int tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
-		      const uint32_t *inl, size_t ninl,
+		      const struct rt_inl_rec *inl, size_t ninl,
 		      struct rt_tramp_spec *t)
 {
-	const uint64_t inl_flags = RT_EVF_INLINE | RT_EVF_INLINED;
-
 	t->nrec = 0;
 	if (ninl + 2 > ARRAY_SIZE(t->rec))
 		return -E2BIG;
@@ -983,8 +981,9 @@ static int tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
 	for (size_t i = 0; i < ninl; i++)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_TAIL,
-			inl[i] | (uint64_t)RT_EV_ENTRY << 32 | inl_flags << 40,
-			pr->addr };
+			inl[i].func | (uint64_t)inl[i].kind << 32 |
+				(uint64_t)(inl[i].flags | RT_EVF_INLINE) << 40,
+			inl[i].value };
 	if (pr->kinds & RT_PROBE_EXIT)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
@@ -1019,7 +1018,7 @@ static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
 	return 0;
 }
 
-int rt_patch_tramp(const struct rt_probe *pr, const uint32_t *inl,
+int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out)
 {
 	size_t site = 0;

@@ -45,8 +45,11 @@ struct rt_plan {
 	uint32_t *inl_fn_id;           /* while planning: log id of each
 					* function of inl */
 	VEC(struct rt_plan_inlined) inlined;
-	VEC(uint32_t) inl_ids;         /* ids of the inlined calls of each
-					* RT_PROBE_INLINED probe, in runs */
+	bool inl_exits;                /* exits are wanted: time inlined calls
+					* where their exit can be probed */
+	VEC(struct rt_inl_rec) inl_recs;  /* events of the inlined calls of
+					   * each RT_PROBE_INLINED probe, in
+					   * runs */
 	rt_patch_claims claims;        /* while planning: padding between
 					* functions that sites took */
 };
@@ -357,9 +360,14 @@ static int cmp_probe(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	/* at one address: the function's own site first, then the inlined
-	 * calls, outermost first (the order rt_inlined_find() gave them) */
+	 * calls that end there, innermost first, then those that begin
+	 * there, outermost first (the order rt_inlined_find() gave them) */
 	if (xi != yi)
 		return xi ? 1 : -1;
+	if (x->inl_exit != y->inl_exit)
+		return x->inl_exit ? -1 : 1;
+	if (x->inl_exit && x->inl_depth != y->inl_depth)
+		return x->inl_depth > y->inl_depth ? -1 : 1;
 	return x->inl_at < y->inl_at ? -1 : x->inl_at > y->inl_at;
 }
 
@@ -384,12 +392,32 @@ static void sort_probes(struct rt_plan *p)
 
 /* ---- inlined calls ------------------------------------------------------ */
 
+/* Whether the allocator's calls are probed (--mem). */
+static bool probes_allocator(const struct rt_plan_request *req)
+{
+	for (size_t i = 0; i < req->nspecial; i++)
+		if (req->roles[i] >= RT_ROLE_ALLOC &&
+		    req->roles[i] <= RT_ROLE_MEMALIGN)
+			return true;
+	return false;
+}
+
+/* Whether @f is a method of the program's #[global_allocator]: with the
+ * allocator probed, the memory it hands out is its caller's, and an
+ * inlined copy of it (in the allocator's shims, or wherever LLVM inlined
+ * those) must not become the innermost traced call. */
+static bool global_alloc_method(const struct rt_inlined_fn *f)
+{
+	return strstr(f->fn.name, " as core::alloc::global::GlobalAlloc>::");
+}
+
 /* Log ids of the functions with inlined instances: a selected symbol's
  * own, or a new function for those that exist only inlined. */
 static void add_inlined_funcs(struct rt_plan *p,
 			      const struct rt_plan_request *req)
 {
 	size_t n = rt_inlined_nfuncs(p->inl);
+	bool mem = probes_allocator(req);
 
 	p->inl_fn_id = xcalloc(n + 1, sizeof(*p->inl_fn_id));
 	for (size_t i = 0; i < n; i++) {
@@ -397,6 +425,8 @@ static void add_inlined_funcs(struct rt_plan *p,
 		struct rt_plan_func *pf;
 
 		p->inl_fn_id[i] = RT_FUNC_NONE;
+		if (mem && global_alloc_method(f))
+			continue;
 		for (size_t k = 0; f->sym >= 0 && k < req->n; k++)
 			if (req->idx[k] == (size_t)f->sym)
 				p->inl_fn_id[i] = req->first_id + k;
@@ -440,8 +470,35 @@ static const struct rt_insn *past_padding(const rt_insn_vec *insns,
 	return in;
 }
 
+/* The exit of instance @pi, entered at @entry, when every pass through it
+ * ends at the first byte past its code, which a probe can take: a
+ * breakpoint for now, like its entry.  Else the call is not timed. */
+static void add_instance_exit(struct rt_plan *p, struct rt_plan_inlined *pi,
+			      const rt_insn_vec *insns, rt_raddr lo,
+			      rt_raddr hi)
+{
+	const struct rt_inlined_site *s = pi->site;
+	const struct rt_insn *from = insn_at(insns, s->lo + p->bias), *at;
+	size_t left = from ? insns->n - (size_t)(from - insns->v) : 0;
+
+	if (!p->inl_exits || !s->single || !from ||
+	    !rt_inlined_falls_through(from, left, s->end + p->bias, pi->addr))
+		return;
+	at = insn_at(insns, s->end + p->bias);
+	if (!at || check_site(at))
+		return;
+	pi->exit = at->addr;
+	add_probe(p, at, pi->id, RT_PROBE_INLINED, RT_ROLE_TRACED, lo, hi);
+	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
+	vec_last(&p->probes)->inl_exit = true;
+	vec_last(&p->probes)->inl_depth = (uint16_t)MIN(s->depth, UINT16_MAX);
+	vec_last(&p->probes)->inline_why = p->inline_kinds ? RT_INLINE_INLINED
+							   : RT_INLINE_OFF;
+}
+
 /* Probes one instance with a breakpoint at its entry, which must be an
- * instruction of its caller (decoded into @insns); refusals are kept. */
+ * instruction of its caller (decoded into @insns), and at its exit when
+ * it has one; refusals are kept. */
 static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			 const rt_insn_vec *insns, enum rt_refusal caller_why)
 {
@@ -473,6 +530,7 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 	vec_last(&p->probes)->inl_at = p->inlined.n - 1;
 	vec_last(&p->probes)->inline_why = p->inline_kinds ? RT_INLINE_INLINED
 							   : RT_INLINE_OFF;
+	add_instance_exit(p, pi, insns, lo, lo + s->caller->size);
 }
 
 typedef VEC(size_t) index_vec;
@@ -601,6 +659,65 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 	vec_free(&near);
 }
 
+/* Whether an entry among probes [first, n) within reach of a jump at @at
+ * lost its own jump to another site's bytes. */
+static bool near_stopped_entry(const struct rt_plan *p, size_t first,
+			       rt_raddr at)
+{
+	for (size_t i = first; i < p->probes.n; i++) {
+		const struct rt_probe *q = &p->probes.v[i];
+
+		if (!q->inl_exit && !q->patch_len &&
+		    q->inline_why == RT_INLINE_OVERLAP &&
+		    q->addr + RT_PATCH_MAX > at && at + RT_PATCH_MAX > q->addr)
+			return true;
+	}
+	return false;
+}
+
+/* With the inline engine, the end of an inlined call is probed by a jump
+ * or not at all, and never at the cost of an entry's jump: a breakpoint
+ * there would stop the program at each call that costs no stop to count
+ * (a count matters more than a time; the call is then not timed).  Drops
+ * the ends among probes [first, n) that are breakpoints (@all: every
+ * one), or lie near an entry that another site's bytes made one; returns
+ * how many. */
+static size_t drop_costly_ends(struct rt_plan *p, size_t first, bool all)
+{
+	size_t out = first, dropped = 0;
+
+	for (size_t i = first; i < p->probes.n; i++) {
+		const struct rt_probe *pr = &p->probes.v[i];
+
+		if (pr->inl_exit && (all || !pr->patch_len ||
+				     near_stopped_entry(p, first, pr->addr))) {
+			p->inlined.v[pr->inl_at].exit = 0;
+			dropped++;
+			continue;
+		}
+		p->probes.v[out] = *pr;
+		p->insns.v[out++] = p->insns.v[i];
+	}
+	p->probes.n = p->insns.n = out;
+	return dropped;
+}
+
+#define END_REPLANS 3
+
+/* The jumps over the entries and ends of the inlined calls in @caller,
+ * planned again without the ends that cost a stop, until none does (or,
+ * after a few rounds, without any end). */
+static void plan_caller(struct rt_plan *p, const struct rt_func *caller,
+			const rt_insn_vec *insns, size_t first)
+{
+	plan_instances(p, caller, insns, first);
+	for (int round = 0; p->inline_kinds; round++) {
+		if (!drop_costly_ends(p, first, round == END_REPLANS))
+			return;
+		plan_instances(p, caller, insns, first);
+	}
+}
+
 /* A breakpoint, or a jump where the rules allow, at the entry of every
  * inlined instance.  Instances are in address order, so each caller is
  * decoded once. */
@@ -618,7 +735,7 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 			continue;
 		if (s->caller && s->caller != decoded) {
 			if (decoded && !caller.why)
-				plan_instances(p, decoded, insns, first);
+				plan_caller(p, decoded, insns, first);
 			first = p->probes.n;
 			caller = (struct rt_plan_func){ .fn = s->caller };
 			decode_func(syms, s->caller, p->bias, insns, &caller);
@@ -628,7 +745,7 @@ static void add_instances(struct rt_plan *p, const struct rt_symbols *syms,
 			     s->caller ? caller.why : RT_REFUSE_NO_CODE);
 	}
 	if (decoded && !caller.why)
-		plan_instances(p, decoded, insns, first);
+		plan_caller(p, decoded, insns, first);
 	/* an inlined-only function none of whose instances could be
 	 * probed is refused, with the first instance's reason */
 	vec_for_each(&p->funcs, pf) {
@@ -662,6 +779,9 @@ static void merge_instances(struct rt_plan *p)
 				p->insns.v[out++] = p->insns.v[i];
 				base->kinds = 0;
 			}
+			const struct rt_plan_inlined *pi =
+				&p->inlined.v[pr->inl_at];
+
 			if (!(base->kinds & RT_PROBE_INLINED)) {
 				/* the site's jump, if any, records the calls
 				 * too; a tiny function's region records its
@@ -672,10 +792,17 @@ static void merge_instances(struct rt_plan *p)
 					base->inline_why = RT_INLINE_INLINED;
 				}
 				base->kinds |= RT_PROBE_INLINED;
-				base->inl_at = p->inl_ids.n;
+				base->inl_at = p->inl_recs.n;
 				base->ninl = 0;
 			}
-			vec_push(&p->inl_ids, pr->func);
+			vec_push(&p->inl_recs, ((struct rt_inl_rec){
+				.func = pr->func,
+				.kind = pr->inl_exit ? RT_EV_EXIT : RT_EV_ENTRY,
+				.flags = RT_EVF_INLINED |
+					 (!pr->inl_exit && pi->exit ?
+						  RT_EVF_TIMED : 0),
+				.value = pi->addr,
+			}));
 			base->ninl++;
 			continue;
 		}
@@ -881,6 +1008,7 @@ int rt_plan_new(const struct rt_symbols *syms,
 	p->must_stop = req->must_stop;
 	p->must_stop_ctx = req->must_stop_ctx;
 	p->inl = req->inlined;
+	p->inl_exits = kinds & RT_PROBE_EXIT;
 	for (size_t i = 0; i < req->n; i++) {
 		struct rt_plan_func *pf = vec_push_zero(&p->funcs);
 
@@ -928,7 +1056,7 @@ void rt_plan_put(struct rt_plan *p)
 	vec_free(&p->code);
 	vec_free(&p->targets);
 	vec_free(&p->inlined);
-	vec_free(&p->inl_ids);
+	vec_free(&p->inl_recs);
 	free(p->inl_fn_id);
 	rt_inlined_free(p->inl);
 	free(p->hash);
@@ -1022,7 +1150,8 @@ static void place_tramps(struct rt_plan *p)
 		if (!pr->patch_len)
 			continue;
 		size_t ninl;
-		const uint32_t *inl = rt_plan_inlined_ids(p, pr, &ninl);
+		const struct rt_inl_rec *inl = rt_plan_inlined_recs(p, pr,
+								    &ninl);
 		int err = rt_patch_tramp(pr, inl, ninl, &insns, &t);
 
 		if (err) {
@@ -1200,11 +1329,12 @@ const struct rt_plan_func *rt_plan_func_by_id(const struct rt_plan *p,
 						      : NULL;
 }
 
-const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
-				    const struct rt_probe *pr, size_t *n)
+const struct rt_inl_rec *rt_plan_inlined_recs(const struct rt_plan *p,
+					      const struct rt_probe *pr,
+					      size_t *n)
 {
 	*n = pr->kinds & RT_PROBE_INLINED ? pr->ninl : 0;
-	return *n ? p->inl_ids.v + pr->inl_at : NULL;
+	return *n ? p->inl_recs.v + pr->inl_at : NULL;
 }
 
 size_t rt_plan_ninlined(const struct rt_plan *p)

@@ -70,9 +70,10 @@ static void on_leave(void *ctx, const struct rt_call *c)
 		       p->split == RT_SPLIT_PROCESS ? c->pid : 0;
 	struct rt_fstats *st = &row_for(p, key, c->func)->st;
 
-	if (c->flags & RT_CALL_INLINED) {
+	st->inlined += !!(c->flags & RT_CALL_INLINED);
+	if (c->flags & RT_CALL_UNTIMED) {
 		st->calls++;
-		st->inlined++;
+		st->untimed++;
 		return;
 	}
 	st->unwound += !!(c->flags & RT_CALL_UNWOUND);

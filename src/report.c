@@ -31,6 +31,7 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->incomplete += st->incomplete;
 	into->partial += st->partial;
 	into->inlined += st->inlined;
+	into->untimed += st->untimed;
 }
 
 static int cmp_merge(const void *a, const void *b, void *arg)
@@ -82,8 +83,7 @@ static uint64_t sort_value(const struct rt_report_row *r, enum rt_sort key)
 	case RT_SORT_TOTAL: return r->st.total;
 	case RT_SORT_CALLS: return r->st.calls;
 	case RT_SORT_AVG:
-		return rt_fstats_timed(&r->st) ?
-			       r->st.sum_incl / rt_fstats_timed(&r->st) : 0;
+		return rt_fstats_avg(&r->st);
 	case RT_SORT_MAX: return r->st.max;
 	default: return r->st.self;
 	}

@@ -174,8 +174,9 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 		}
 		if (!o->inlined && only_inlined(t, i)) {
 			pr_err("pattern '%s' matches only functions the "
-			       "compiler inlined everywhere in %s: --inlined "
-			       "counts their calls", t->include.v[i], t->path);
+			       "compiler inlined everywhere in %s: without "
+			       "--no-inlined rtrace counts their calls",
+			       t->include.v[i], t->path);
 			return RT_EXIT_USAGE;
 		}
 		if (later) {
@@ -346,13 +347,13 @@ static void list_breakpoints(const struct rt_plan *plan,
 	}
 }
 
-/* How the entry of inlined instance @pi is probed: a jump, or a
- * breakpoint and why (with the inline engine). */
-static const char *how_probed(const struct rt_plan *plan,
-			      const struct rt_plan_inlined *pi)
+/* How the entry or exit of an inlined instance, at @addr, is probed: a
+ * jump, or a breakpoint and why (with the inline engine).  Static
+ * storage. */
+static const char *how_probed(const struct rt_plan *plan, rt_raddr addr)
 {
 	static char buf[96];
-	const struct rt_probe *pr = rt_plan_lookup(plan, pi->addr);
+	const struct rt_probe *pr = rt_plan_lookup(plan, addr);
 
 	if (!pr)
 		return "breakpoint";
@@ -366,7 +367,8 @@ static const char *how_probed(const struct rt_plan *plan,
 }
 
 /* Each inlined instance of the function: the caller, the call's source
- * line, the entry address and how it is probed. */
+ * line, the entry address and how it is probed, and where its calls end
+ * when they are timed. */
 static void list_inlined(const struct rt_plan *plan,
 			 const struct rt_plan_func *pf)
 {
@@ -380,8 +382,16 @@ static void list_inlined(const struct rt_plan *plan,
 							 : "(no function)");
 		if (s->call_file)
 			printf(" (%s:%u)", s->call_file, s->call_line);
-		printf(" at %#llx: %s\n", (unsigned long long)pi->addr,
-		       pi->why ? rt_refusal_str(pi->why) : how_probed(plan, pi));
+		printf(" at %#llx: %s", (unsigned long long)pi->addr,
+		       pi->why ? rt_refusal_str(pi->why)
+			       : how_probed(plan, pi->addr));
+		if (pi->exit)
+			printf("; ends at %#llx: %s",
+			       (unsigned long long)pi->exit,
+			       how_probed(plan, pi->exit));
+		else if (!pi->why)
+			printf("; not timed");
+		putchar('\n');
 	}
 }
 
@@ -828,6 +838,23 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 		100.0 * st->inline_events / (all ? all : 1));
 }
 
+/* The probes of the inlined calls: an entry each, an end each timed one;
+ * how many are jumps. */
+static void print_inlined_stats(const struct rt_tracer_stats *st)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (!st->inl_instances)
+		return;
+	fprintf(stderr, "rtrace: stats: inlined calls: %s instances probed, "
+		"%s of them timed (their end probed too); %s probes, %s of "
+		"them jumps\n",
+		rt_fmt_count(a, sizeof(a), st->inl_instances),
+		rt_fmt_count(b, sizeof(b), st->inl_timed),
+		rt_fmt_count(c, sizeof(c), st->inl_instances + st->inl_timed),
+		rt_fmt_count(d, sizeof(d), st->inl_jumps));
+}
+
 #define STOPPED_SHOWN 8
 
 /* With the inline engine: where the stops that are left come from. */
@@ -870,6 +897,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 			rt_fmt_duration(d, sizeof(d), res->ns),
 			res->st.stops ? res->ns / 1e3 / res->st.stops : 0.0);
 	print_inline_stats(&res->st);
+	print_inlined_stats(&res->st);
 	print_stopped(res);
 }
 

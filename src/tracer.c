@@ -93,7 +93,7 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 	rt_emit(tr, th, RT_EV_TAIL, pr->func, sp, ip, ts);
 }
 
-/* The inlined calls that begin at @pr: an entry each, without a frame.
+/* The inlined calls that end or begin at @pr: an exit or an entry each.
  * They follow the entry of the function whose code they are in, when
  * the site is that entry, and come before its exit otherwise. */
 static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
@@ -101,11 +101,11 @@ static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
 			 uint64_t sp, uint64_t ts)
 {
 	size_t n;
-	const uint32_t *ids = rt_plan_inlined_ids(plan, pr, &n);
+	const struct rt_inl_rec *inl = rt_plan_inlined_recs(plan, pr, &n);
 
 	for (size_t i = 0; i < n; i++)
-		rt_emit_flags(tr, th, RT_EV_ENTRY, RT_EVF_INLINED, ids[i], sp,
-			      pr->addr, ts);
+		rt_emit_flags(tr, th, inl[i].kind, inl[i].flags, inl[i].func,
+			      sp, inl[i].value, ts);
 }
 
 #define NAMING_DEPTH 64
@@ -144,9 +144,11 @@ static const char *test_on_stack(struct rt_thread *th, const char *comm,
 /* Records the thread's name when it is new or changed: at its first hit
  * (std names a thread before running its closure, so the name is there
  * before any traced call) and at its exit.  A libtest thread gets the full
- * name of its test, which the kernel's 15 bytes cut short. */
+ * name of its test, which the kernel's 15 bytes cut short: @hit, the
+ * function whose event it is (the test's closure, which libtest's runner
+ * inlined), or one on the stack at @at_site.  Either may be NULL. */
 static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
-			const struct rt_regs *at_site)
+			const struct rt_regs *at_site, const char *hit)
 {
 	const struct rt_image *img = th->proc ? th->proc->img : NULL;
 	const char *test = NULL;
@@ -164,7 +166,9 @@ static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
 		snprintf(th->comm, sizeof(th->comm), "%s", comm);
 		if (img && img->tests && th->tid != th->proc->pid)
 			test = rt_libtest_name(img->tests, comm, &ambiguous);
-		if (ambiguous && at_site)
+		if (ambiguous && hit)
+			test = rt_libtest_fit(img->tests, comm, hit);
+		if (ambiguous && !test && at_site)
 			test = test_on_stack(th, comm, at_site);
 		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
 				      test ? test : comm,
@@ -588,7 +592,7 @@ static void forget_area(struct rt_tracer *tr, struct rt_process *p)
  * jump has the same frame rule: the return address on top).  NULL when
  * the function is not known. */
 static const struct rt_regs *bell_site(const struct rt_thread *th,
-				       struct rt_regs *at)
+				       struct rt_regs *at, const char **hit)
 {
 	const struct rt_plan *plan = th->proc->img ? th->proc->img->plan
 						   : NULL;
@@ -597,7 +601,10 @@ static const struct rt_regs *bell_site(const struct rt_thread *th,
 
 	rt_arch_rec_state(&th->regs, &st);
 	pf = plan ? rt_plan_func_by_id(plan, (uint32_t)st.word) : NULL;
-	if (!pf)
+	*hit = pf ? pf->fn->name : NULL;
+	/* a function that exists only inlined has no address to unwind
+	 * from */
+	if (!pf || pf->inlined_only)
 		return NULL;
 	*at = th->regs;
 	rt_arch_set_ip(at, pf->fn->addr + rt_plan_bias(plan));
@@ -614,11 +621,15 @@ static struct decision on_bell(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_inline_area *ia = th->proc->ia;
 	struct rt_rec_state st;
 	struct rt_regs at_site;
+	const char *hit;
 
 	if (bell == RT_BELL_FULL)
 		return D_CONT;
-	if (unlikely(!th->comm[0]))
-		name_thread(tr, th, bell_site(th, &at_site));
+	if (unlikely(!th->comm[0])) {
+		const struct rt_regs *at = bell_site(th, &at_site, &hit);
+
+		name_thread(tr, th, at, hit);
+	}
 	/* a thread whose thread pointer changed looks for a new slot */
 	drain_thread(tr, th, true);
 	rt_arch_rec_state(&th->regs, &st);
@@ -784,7 +795,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		struct rt_regs at_site = th->regs;
 
 		rt_arch_set_ip(&at_site, site);
-		name_thread(tr, th, &at_site);
+		name_thread(tr, th, &at_site, NULL);
 	}
 	ts = now_ns();
 	if (likely(pr->role != RT_ROLE_MODULES)) {  /* rtrace's own hook */
@@ -1130,7 +1141,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	 * panic unwound (above it) and which were still running (below) */
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
-	name_thread(tr, th, NULL);
+	name_thread(tr, th, NULL, NULL);
 	rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;

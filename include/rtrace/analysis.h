@@ -29,10 +29,12 @@ enum rt_call_flags {
 				      * the end is the next event seen */
 	RT_CALL_PARTIAL = 1 << 4,    /* already running when rtrace attached:
 				      * its time is a lower bound */
-	RT_CALL_INLINED = 1 << 5,    /* a call the compiler inlined: counted
-				      * at its entry, no time (start = end),
-				      * no callees; value = the instance's
-				      * address */
+	RT_CALL_INLINED = 1 << 5,    /* a call the compiler inlined; value =
+				      * the instance's entry address */
+	RT_CALL_UNTIMED = 1 << 6,    /* counted at its entry only (an inlined
+				      * call whose instance's exit is not
+				      * probed): no time (start = end, total
+				      * = self = 0), no callees */
 };
 
 /* A call (one activation of a function) as the views see it. */

@@ -127,9 +127,14 @@ enum rt_event_flags {
 	RT_EVF_INLINE = 1 << 2,   /* written by the program itself through a
 				   * patched site (inline engine), not at a
 				   * stop */
-	RT_EVF_INLINED = 1 << 3,  /* an entry of an inlined call: no frame,
-				   * no exit of its own; value = the run-time
-				   * address of the instance */
+	RT_EVF_INLINED = 1 << 3,  /* an entry or exit of an inlined call;
+				   * value = the run-time entry address of
+				   * the instance */
+	RT_EVF_TIMED = 1 << 4,    /* with RT_EVF_INLINED, on an entry: the
+				   * instance's exit is probed too, so the
+				   * call opens a frame that an exit with
+				   * the same function and value closes;
+				   * without it, a call with no time */
 };
 
 /* One frame of a call stack, symbolised when it was recorded. */

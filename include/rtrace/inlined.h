@@ -10,9 +10,11 @@
 #ifndef RTRACE_INLINED_H
 #define RTRACE_INLINED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rtrace/arch.h"
 #include "rtrace/match.h"
 #include "rtrace/raddr.h"
 #include "rtrace/symbols.h"
@@ -29,8 +31,11 @@ struct rt_inlined_fn {
 /* One inlined instance: one call site. */
 struct rt_inlined_site {
 	rt_raddr addr;                 /* link-time entry address */
-	rt_raddr end;                  /* end of the address range that
-					* holds it (past addr) */
+	rt_raddr lo;                   /* start of the address range that
+					* holds it */
+	rt_raddr end;                  /* end of that range (past addr) */
+	bool single;                   /* that range is the instance's only
+					* one: [lo, end) holds all its code */
 	uint32_t fn;                   /* index in rt_inlined_func() */
 	const struct rt_func *caller;  /* the out-of-line function whose
 					* code holds it (owned by the
@@ -66,5 +71,16 @@ const struct rt_inlined_fn *rt_inlined_func(const struct rt_inlined *in,
 size_t rt_inlined_nsites(const struct rt_inlined *in);
 const struct rt_inlined_site *rt_inlined_site(const struct rt_inlined *in,
 					      size_t i);
+
+/* Whether an instance whose code is the whole of [lo, @hi), lo being the
+ * address of @from[0], entered at @entry, is left only by falling through
+ * @hi: @from (@n instructions in address order, the rest of the code of
+ * the function that holds it) has whole instructions from lo to @hi and
+ * one at @hi, and none of those in the range returns, jumps indirectly,
+ * jumps outside [lo, hi] or back to @entry (that would enter it again
+ * without leaving it).  Calls are fine: they come back.  Its exit can
+ * then be probed at @hi. */
+bool rt_inlined_falls_through(const struct rt_insn *from, size_t n,
+			      rt_raddr hi, rt_raddr entry);
 
 #endif

@@ -78,8 +78,9 @@ struct rt_opts {
 	char **argv;               /* program and arguments (not owned) */
 	int argc;
 	bool no_follow;            /* --no-follow */
-	bool inlined;              /* --inlined: a probe at each inlined
-				    * instance of a selected function */
+	bool inlined;              /* a probe at each inlined instance of a
+				    * selected function (the default;
+				    * --no-inlined turns it off) */
 	bool raw_times;            /* --raw-times */
 	bool count_only;           /* --count: entries only, no times */
 	enum rt_engine engine;     /* --engine */

@@ -52,4 +52,10 @@ void rt_json_string(FILE *out, const char *s);
 /* Writes @s as a CSV field, quoted when it needs to be. */
 void rt_csv_field(FILE *out, const char *s);
 
+/* Writes, after a function's name, how many of its calls @st the compiler
+ * inlined and at how many places (@sites), and how many have a time when
+ * some have none: " [3 inlined, 2 sites; timed: 1]"; nothing for a
+ * function never inlined. */
+void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites);
+
 #endif

@@ -63,12 +63,12 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 
 /* The trampoline of patched probe @pr: its instructions are decoded into
  * @insns (the caller's, reused) and @out points into it.  The @ninl
- * inlined calls @inl that begin at the site (RT_PROBE_INLINED) are
- * recorded as the breakpoint records them: after the function's own
- * entry, before its exit.  0, -EILSEQ when the saved bytes do not decode
- * as they did, or -E2BIG when the trampoline cannot record them all
- * (too many, or recorded only when a branch is taken). */
-int rt_patch_tramp(const struct rt_probe *pr, const uint32_t *inl,
+ * events @inl of the inlined calls that end or begin at the site
+ * (RT_PROBE_INLINED) are recorded as the breakpoint records them: after
+ * the function's own entry, before its exit.  0, -EILSEQ when the saved
+ * bytes do not decode as they did, or -E2BIG when the trampoline cannot
+ * record them all (too many, or recorded only when a branch is taken). */
+int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out);
 
 #endif

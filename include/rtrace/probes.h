@@ -27,9 +27,10 @@ enum rt_probe_kind {
 	RT_PROBE_RET_ARG0 = 1 << 4, /* a tail jump into a function that
 				     * returns its first argument (memset):
 				     * as good as a return of that value */
-	RT_PROBE_INLINED = 1 << 5,  /* the entry of inlined calls (the ids
-				     * rt_plan_inlined_ids() gives): a call
-				     * each, with no exit of its own */
+	RT_PROBE_INLINED = 1 << 5,  /* where inlined calls begin or end (the
+				     * events rt_plan_inlined_recs() gives):
+				     * a call each, timed when its exit is
+				     * probed too */
 };
 
 #define RT_PROBE_TRAP_MAX 4
@@ -127,9 +128,27 @@ struct rt_probe {
 				   * of other sites: only the jump is
 				   * written there */
 	rt_raddr tramp;           /* its trampoline, once placed */
-	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first id in
-				   * the plan's list of inlined calls */
-	uint16_t ninl;            /* and how many calls begin here */
+	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first event
+				   * in the plan's list of inlined calls */
+	uint16_t ninl;            /* and how many there are here */
+	/* while planning, one probe per instance: its rank in the plan's
+	 * instances, whether it is the instance's exit, and the instance's
+	 * depth (nested ones end first) */
+	bool inl_exit;
+	uint16_t inl_depth;
+};
+
+/* One event an RT_PROBE_INLINED probe records for an inlined call, as the
+ * breakpoint and the trampoline alike record it. */
+struct rt_inl_rec {
+	uint32_t func;            /* function id in the log */
+	uint8_t kind;             /* RT_EV_ENTRY, or RT_EV_EXIT of an
+				   * instance whose exit is probed */
+	uint8_t flags;            /* RT_EVF_INLINED, with RT_EVF_TIMED on the
+				   * entry of an instance whose exit is
+				   * probed too */
+	rt_raddr value;           /* run-time entry address of the instance:
+				   * its exit names it so */
 };
 
 /* Whether @pr is reached by a jump rather than a breakpoint when its
@@ -165,6 +184,8 @@ struct rt_plan_inlined {
 	rt_raddr addr;              /* run-time entry address */
 	enum rt_refusal why;        /* RT_REFUSE_NONE when probed (by a
 				     * breakpoint) */
+	rt_raddr exit;              /* run-time address of its exit probe,
+				     * or 0: its calls are not timed */
 };
 
 struct rt_plan;
@@ -280,11 +301,13 @@ const struct rt_plan_func *rt_plan_func(const struct rt_plan *p, size_t i);
 const struct rt_plan_func *rt_plan_func_by_id(const struct rt_plan *p,
 					      uint32_t id);
 
-/* The inlined calls that begin at probe @pr (RT_PROBE_INLINED): *n
- * function ids, in the order the calls begin (outermost first).  Valid
- * until the plan is freed.  Hot path. */
-const uint32_t *rt_plan_inlined_ids(const struct rt_plan *p,
-				    const struct rt_probe *pr, size_t *n);
+/* The inlined calls that end or begin at probe @pr (RT_PROBE_INLINED):
+ * *n events in the order they happen (the exits first, innermost first,
+ * then the entries, outermost first).  Valid until the plan is freed.
+ * Hot path. */
+const struct rt_inl_rec *rt_plan_inlined_recs(const struct rt_plan *p,
+					      const struct rt_probe *pr,
+					      size_t *n);
 
 /* Inlined instances, probed or refused, in address order; valid until
  * the plan is freed. */

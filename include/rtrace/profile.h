@@ -24,15 +24,23 @@ struct rt_fstats {
 	uint64_t incomplete;
 	uint64_t partial;     /* running before rtrace attached: their time
 			       * is in total and self, not in calls */
-	uint64_t inlined;     /* calls the compiler inlined: in calls, with
-			       * no time (not in min, max or sum_incl) */
+	uint64_t inlined;     /* calls the compiler inlined: in calls */
+	uint64_t untimed;     /* calls with no time (inlined ones whose end
+			       * is not probed): in calls, not in total,
+			       * self, min, max or sum_incl */
 };
 
 /* Calls with a time of their own: the average is sum_incl over these, and
- * min is meaningful only when there is one. */
+ * min, max, total and self are meaningful only when there is one. */
 static inline uint64_t rt_fstats_timed(const struct rt_fstats *st)
 {
-	return st->calls - st->inlined;
+	return st->calls - st->untimed;
+}
+
+/* The average time of a timed call, or 0 when there is none. */
+static inline uint64_t rt_fstats_avg(const struct rt_fstats *st)
+{
+	return rt_fstats_timed(st) ? st->sum_incl / rt_fstats_timed(st) : 0;
 }
 
 struct rt_profile;

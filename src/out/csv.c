@@ -5,6 +5,22 @@
 #include "rtrace/marks.h"
 #include "rtrace/output.h"
 
+/* Total, self, avg, min and max: over the timed calls, empty fields when
+ * no call has a time (counts alone have zeros, as they always had). */
+static void csv_times(FILE *out, const struct rt_report *rep,
+		      const struct rt_fstats *st)
+{
+	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES) {
+		fputs(",,,,,", out);
+		return;
+	}
+	fprintf(out, ",%llu,%llu,%llu,%llu,%llu", (unsigned long long)st->total,
+		(unsigned long long)st->self,
+		(unsigned long long)rt_fstats_avg(st),
+		(unsigned long long)(rt_fstats_timed(st) ? st->min : 0),
+		(unsigned long long)st->max);
+}
+
 static int csv_write(FILE *out, const struct rt_report *rep,
 		     const struct rt_opts *o)
 {
@@ -12,7 +28,8 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 
 	fputs(keyed ? "key,key_name," : "", out);
 	fputs("name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
-	      "instances,total_pct,self_pct,marks\n", out);
+	      "instances,inlined_calls,inlined_sites,timed_calls,total_pct,"
+	      "self_pct,marks\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
 		char m[RT_MARKS + 1];
@@ -23,19 +40,12 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 			fputc(',', out);
 		}
 		rt_csv_field(out, r->name);
-		fprintf(out, ",%llu,%llu,%llu,%llu,%llu,%llu,%llu,%u,%.2f,%.2f,"
-			"%s\n",
-			(unsigned long long)r->st.calls,
-			(unsigned long long)r->st.total,
-			(unsigned long long)r->st.self,
-			(unsigned long long)(rt_fstats_timed(&r->st) ?
-					     r->st.sum_incl /
-						     rt_fstats_timed(&r->st) :
-					     0),
-			(unsigned long long)(rt_fstats_timed(&r->st) ?
-					     r->st.min : 0),
-			(unsigned long long)r->st.max,
+		fprintf(out, ",%llu", (unsigned long long)r->st.calls);
+		csv_times(out, rep, &r->st);
+		fprintf(out, ",%llu,%u,%llu,%u,%llu,%.2f,%.2f,%s\n",
 			(unsigned long long)r->st.unwound, r->instances,
+			(unsigned long long)r->st.inlined, r->inlined_sites,
+			(unsigned long long)rt_fstats_timed(&r->st),
 			rt_report_pct(rep, r->st.total),
 			rt_report_pct(rep, r->st.self),
 			rt_marks_letters(rt_row_marks(rep, r), m));

@@ -139,6 +139,25 @@ static void cell(FILE *out, uint64_t ns)
 		rt_fmt_duration(b, sizeof(b), ns));
 }
 
+/* The time columns of a row with their shares of the run: over its
+ * timed calls, "-" when none has a time (sorted as 0). */
+static void time_cells(FILE *out, const struct rt_report *rep,
+		       const struct rt_fstats *st)
+{
+	if (!rt_fstats_timed(st)) {
+		for (int i = 0; i < 7; i++)
+			fputs("<td data-v=\"0\">-</td>", out);
+		return;
+	}
+	cell(out, st->total);
+	pct_cell(out, rep, st->total);
+	cell(out, st->self);
+	pct_cell(out, rep, st->self);
+	cell(out, rt_fstats_avg(st));
+	cell(out, st->min);
+	cell(out, st->max);
+}
+
 static void write_table(FILE *out, const struct rt_report *rep)
 {
 	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
@@ -154,17 +173,11 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.calls);
-		cell(out, r->st.total);
-		pct_cell(out, rep, r->st.total);
-		cell(out, r->st.self);
-		pct_cell(out, rep, r->st.self);
-		cell(out, rt_fstats_timed(&r->st) ?
-				  r->st.sum_incl / rt_fstats_timed(&r->st) : 0);
-		cell(out, rt_fstats_timed(&r->st) ? r->st.min : 0);
-		cell(out, r->st.max);
+		time_cells(out, rep, &r->st);
 		fprintf(out, "<td class=\"name\">%s</td><td class=\"name\">",
 			rt_marks_letters(rt_row_marks(rep, r), m));
 		rt_xml_string(out, r->name);
+		rt_inlined_mark(out, &r->st, r->inlined_sites);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {
 			fprintf(out, "<td class=\"name\">%u ", r->id);

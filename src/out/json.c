@@ -25,6 +25,17 @@ static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 		comma ? ", " : "");
 }
 
+/* A time over the timed calls, or null when no call has one (and there
+ * are times at all: counts alone keep their zeros). */
+static void json_time(FILE *out, const struct rt_report *rep,
+		      const struct rt_fstats *st, const char *key, uint64_t v)
+{
+	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES)
+		fprintf(out, "\"%s\": null, ", key);
+	else
+		json_u64(out, key, v, true);
+}
+
 static void json_header(FILE *out, const struct rt_report *rep)
 {
 	fputs("{\"command\": ", out);
@@ -88,11 +99,12 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "calls", r->st.calls, true);
 	json_u64(out, "inlined_calls", r->st.inlined, true);
 	json_u64(out, "inlined_sites", r->inlined_sites, true);
-	json_u64(out, "total_ns", r->st.total, true);
-	json_u64(out, "self_ns", r->st.self, true);
-	json_u64(out, "avg_ns", timed ? r->st.sum_incl / timed : 0, true);
-	json_u64(out, "min_ns", timed ? r->st.min : 0, true);
-	json_u64(out, "max_ns", r->st.max, true);
+	json_u64(out, "timed_calls", timed, true);
+	json_time(out, rep, &r->st, "total_ns", r->st.total);
+	json_time(out, rep, &r->st, "self_ns", r->st.self);
+	json_time(out, rep, &r->st, "avg_ns", rt_fstats_avg(&r->st));
+	json_time(out, rep, &r->st, "min_ns", timed ? r->st.min : 0);
+	json_time(out, rep, &r->st, "max_ns", r->st.max);
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, true);

@@ -99,3 +99,18 @@ void rt_csv_field(FILE *out, const char *s)
 	}
 	fputc('"', out);
 }
+
+void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites)
+{
+	char n[32], t[32];
+
+	if (!st->inlined && !sites)
+		return;
+	fprintf(out, " [%s inlined, %u site%s",
+		rt_fmt_count(n, sizeof(n), st->inlined), sites,
+		sites == 1 ? "" : "s");
+	if (st->untimed)
+		fprintf(out, "; timed: %s",
+			rt_fmt_count(t, sizeof(t), rt_fstats_timed(st)));
+	fputc(']', out);
+}

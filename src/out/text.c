@@ -138,34 +138,40 @@ static void print_stopped(FILE *out, const struct rt_report *rep)
 	      "stops\n", out);
 }
 
-/* How many of a function's calls the compiler inlined, and at how many
- * places: those calls count, without times of their own. */
-static void print_inlined(FILE *out, const struct rt_report_row *r)
+/* A time column: "-" when no call has a time. */
+static const char *time_col(char *buf, size_t len, uint64_t timed,
+			    uint64_t ns)
 {
-	if (r->st.inlined || r->inlined_sites)
-		fprintf(out, " [%llu inlined, %u site%s]",
-			(unsigned long long)r->st.inlined, r->inlined_sites,
-			r->inlined_sites == 1 ? "" : "s");
+	return timed ? rt_fmt_duration(buf, len, ns) : "-";
+}
+
+/* A share column: "-" when no call has a time. */
+static const char *pct_col(char *buf, size_t len, uint64_t timed, double pct)
+{
+	if (!timed)
+		return "-";
+	snprintf(buf, len, "%.1f", pct);
+	return buf;
 }
 
 static void print_row(FILE *out, const struct rt_report *rep,
 		      const struct rt_report_row *r, bool hot)
 {
 	char t[32], s[32], a[32], mn[32], mx[32], m[RT_MARKS + 1];
+	char tp[16], sp[16];
 	uint64_t timed = rt_fstats_timed(&r->st);
-	uint64_t avg = timed ? r->st.sum_incl / timed : 0;
 
-	fprintf(out, "%s%10llu %11s %6.1f %11s %6.1f %11s %11s %11s  %-3s %s",
+	fprintf(out, "%s%10llu %11s %6s %11s %6s %11s %11s %11s  %-3s %s",
 		hot ? "\033[1;31m" : "", (unsigned long long)r->st.calls,
-		rt_fmt_duration(t, sizeof(t), r->st.total),
-		rt_report_pct(rep, r->st.total),
-		rt_fmt_duration(s, sizeof(s), r->st.self),
-		rt_report_pct(rep, r->st.self),
-		rt_fmt_duration(a, sizeof(a), avg),
-		rt_fmt_duration(mn, sizeof(mn), timed ? r->st.min : 0),
-		rt_fmt_duration(mx, sizeof(mx), r->st.max),
+		time_col(t, sizeof(t), timed, r->st.total),
+		pct_col(tp, sizeof(tp), timed, rt_report_pct(rep, r->st.total)),
+		time_col(s, sizeof(s), timed, r->st.self),
+		pct_col(sp, sizeof(sp), timed, rt_report_pct(rep, r->st.self)),
+		time_col(a, sizeof(a), timed, rt_fstats_avg(&r->st)),
+		time_col(mn, sizeof(mn), timed, r->st.min),
+		time_col(mx, sizeof(mx), timed, r->st.max),
 		rt_marks_letters(rt_row_marks(rep, r), m), r->name);
-	print_inlined(out, r);
+	rt_inlined_mark(out, &r->st, r->inlined_sites);
 	if (r->instances > 1)
 		fprintf(out, " [%u instances]", r->instances);
 	if (r->st.unwound)
@@ -207,7 +213,10 @@ static void print_counts(FILE *out, const struct rt_report *rep)
 		fprintf(out, "%10llu  %s",
 			(unsigned long long)rep->rows[i].st.calls,
 			rep->rows[i].name);
-		print_inlined(out, &rep->rows[i]);
+		/* counts alone: no times to say anything of */
+		rt_inlined_mark(out, &(struct rt_fstats){
+				.inlined = rep->rows[i].st.inlined },
+				rep->rows[i].inlined_sites);
 		fputc('\n', out);
 	}
 }
@@ -248,9 +257,12 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
 	if (rep->sum.inlined_calls)
-		fprintf(out, "[N inlined, S sites]: N of the calls were inlined "
-			"by the compiler (at S places), counted at their entry, "
-			"without times.\n");
+		fprintf(out, "[N inlined, S sites]: N of the calls were "
+			"inlined by the compiler (at S places), counted at "
+			"their entry%s\n", counts ? "." :
+			"; timed where their instance's end is probed too.\n"
+			"[timed: T]: only T of the calls have a time: the time "
+			"columns are theirs (- when none has one).");
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);

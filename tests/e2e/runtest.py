@@ -23,6 +23,10 @@ FIXTURES  (DIR/<name>.rs, one std-only file each; crate name = file stem)
                                      fixture itself, untraced (on a twin
                                      that the case's patterns do not
                                      select): rtrace's fastest call
+    TIMED <path> <n> <ns>            n calls of <path> have a time (an
+                                     inlined call whose end rtrace can
+                                     probe) and each took ns at least
+                                     (a sleep of known length)
     UNWOUND <path> <n>               activations of <path> left by
                                      unwinding (a panic), not by a return;
                                      lines of the same path add up
@@ -176,6 +180,12 @@ CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
                    n > 0 has calls == 1 in each of its rows, one with n == 0
                    none; "not_called" (legacy form) lists exactly the COUNT
                    paths with n == 0; no TCOUNT, TIME or NATIVE checks
+  TIMED <path>     the sum of "timed_calls" over the same functions
+                   equals n exactly, and their smallest "min_ns" is at
+                   least ns less time_tolerance (what the tracer's cost
+                   taken out may be off by; SKIP when the machine is
+                   busy, as TIME); not with --count or --coverage (no
+                   times)
   UNWOUND <path>   the sum of "unwound" over the same functions equals n
   TCOUNT <path>    `rtrace report --by thread --format json LOG`: the calls
                    of <path> per "tid", zeros left out, sorted, equal the
@@ -602,6 +612,7 @@ class Expect:
         self.counti = []                          # (name, n)
         self.time = []                            # (path, total, self)
         self.native = []                          # (path, ns)
+        self.timed = []                           # (path, n, least ns)
         self.unwound = collections.OrderedDict()  # path -> n (summed)
         self.tcount = collections.OrderedDict()   # path -> [n per thread]
         self.pcount = []                          # (label, path, n)
@@ -611,14 +622,14 @@ class Expect:
         self.allocator = []                       # words
 
     def empty(self):
-        return not (self.count or self.counti or self.time or self.native or self.unwound
-                    or self.tcount or self.pcount or self.stack
+        return not (self.count or self.counti or self.time or self.native
+                    or self.timed or self.unwound or self.tcount or self.pcount or self.stack
                     or self.mem or self.peak)
 
 
 LINE_KINDS = {  # kind -> (leading words before the path, trailing numbers)
     "COUNT": (0, 1), "COUNTI": (0, 1), "TIME": (0, 2), "NATIVE": (0, 1),
-    "UNWOUND": (0, 1), "TCOUNT": (0, 1), "PCOUNT": (1, 1),
+    "UNWOUND": (0, 1), "TCOUNT": (0, 1), "PCOUNT": (1, 1), "TIMED": (0, 2),
     "STACK": (0, 1), "MEM": (0, 5), "PEAK": (0, 1),
 }
 
@@ -650,6 +661,8 @@ def parse_expectations(stdout):
             exp.time.append((path, nums[0], nums[1]))
         elif f[0] == "NATIVE":
             exp.native.append((path, nums[0]))
+        elif f[0] == "TIMED":
+            exp.timed.append((path, nums[0], nums[1]))
         elif f[0] == "UNWOUND":
             exp.unwound[path] = exp.unwound.get(path, 0) + nums[0]
         elif f[0] == "TCOUNT":
@@ -1015,6 +1028,8 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         check_coverage(cx, report, exp, tag)
     else:
         check_counts(cx, report, exp, tag)
+    if not mode:
+        check_timed(cx, report, exp, tag)
     if exp.tcount and mode != "coverage":
         check_split(cx, log, "thread", "tid", exp.tcount, tag)
     if exp.pcount:
@@ -1166,6 +1181,26 @@ def check_inlined(cx, report, paths, tag):
                "%d of %d" % (calls, calls), "%d of %d" % (inl, calls))
 
 
+def check_timed(cx, report, exp, tag):
+    """TIMED lines: how many calls have a time, and a floor under each."""
+    floor = 1 - cx.case["time_tolerance"]
+    for path, n, least in exp.timed:
+        fns = select(report, path, False)
+        got = calls_of(fns, "timed_calls")
+        cx.row(tag + "TIMED %s: calls with a time" % path,
+               "OK" if got == n else "NG", n, got)
+        mins = [f["min_ns"] for f in fns if f.get("min_ns") is not None]
+        low = min(mins) if mins else None
+        ok = low is not None and low >= least * floor
+        exp, busy = ">= %d ns" % int(least * floor), machine_busy()
+        res = "OK" if ok else "NG"
+        # a stop after a sleep costs more, and a loaded machine makes
+        # the cost taken out of a call's time overshoot: as TIME
+        if res == "NG" and low is not None and busy:
+            res, exp = "SKIP", exp + " (" + busy + ")"
+        cx.row(tag + "TIMED %s: fastest call" % path, res, exp, low)
+
+
 def check_count(cx, report, path, want, exact, tag):
     fns = select(report, path, exact)
     got = calls_of(fns)
@@ -1181,7 +1216,8 @@ def per_call(report, path, key):
     """key/calls over the report's functions selected as for COUNT."""
     fns = select(report, path, False)
     calls = calls_of(fns)
-    return sum(int(f.get(key, 0)) for f in fns) / calls if calls else None
+    # a function none of whose calls has a time has no times (null)
+    return sum(int(f.get(key) or 0) for f in fns) / calls if calls else None
 
 
 def machine_busy():
@@ -1212,7 +1248,8 @@ def time_want(exp, kind, path):
 def fastest_call(report, path):
     """The smallest min_ns over the report's functions selected as for
     COUNT, or None when none was called."""
-    mins = [int(f["min_ns"]) for f in select(report, path, False) if int(f.get("calls", 0))]
+    mins = [int(f["min_ns"]) for f in select(report, path, False)
+            if f.get("min_ns") is not None]
     return min(mins) if mins else None
 
 

@@ -143,7 +143,9 @@ def report(opts, log, *extra):
     rows = collections.defaultdict(lambda: collections.Counter())
     for f in rep["functions"]:
         for k in ("calls", "total_ns", "self_ns", "unwound"):
-            rows[f["name"]][k] += f[k]
+            # null: none of its calls has a time (inlined, end not
+            # probed), which the other views show as 0
+            rows[f["name"]][k] += f[k] or 0
     return rows
 
 

@@ -1664,12 +1664,13 @@ TEST_CASE(inlined_entries)
 	/* an inlined call is entered and left at once, where it begins, in
 	 * the frame of the code it was inlined into */
 	CHECK_CALL(left(&r, CHILD, 0), CHILD, 100, 100, 0, 0, 1,
-		   RT_CALL_INLINED);
+		   RT_CALL_INLINED | RT_CALL_UNTIMED);
 	CHECK_STACK(left(&r, CHILD, 0), PARENT, CHILD);
 	TEST_EQ(left(&r, CHILD, 0)->value, ADDR(PARENT));
 	CHECK_CALL(left(&r, CHILD, 1), CHILD, 300, 300, 0, 0, 1,
-		   RT_CALL_INLINED);
-	CHECK_CALL(left(&r, F, 0), F, 420, 420, 0, 0, 2, RT_CALL_INLINED);
+		   RT_CALL_INLINED | RT_CALL_UNTIMED);
+	CHECK_CALL(left(&r, F, 0), F, 420, 420, 0, 0, 2,
+		   RT_CALL_INLINED | RT_CALL_UNTIMED);
 	CHECK_STACK(left(&r, F, 0), PARENT, GRAND, F);
 	/* no frame: the others end as without them */
 	CHECK_CALL(left(&r, GRAND, 0), GRAND, 400, 450, 50, 50, 1, 0);
@@ -1680,6 +1681,7 @@ TEST_CASE(inlined_entries)
 	/* counted as calls, with no time: not in min, max or the average */
 	CHECK_PROF(&r, 0, CHILD, 2, 0, 0);
 	TEST_EQ(prof(&r, 0, CHILD)->inlined, 2);
+	TEST_EQ(prof(&r, 0, CHILD)->untimed, 2);
 	TEST_EQ(rt_fstats_timed(prof(&r, 0, CHILD)), 0);
 	TEST_EQ(prof(&r, 0, CHILD)->sum_incl, 0);
 	TEST_EQ(prof(&r, 0, CHILD)->max, 0);
@@ -1705,7 +1707,8 @@ TEST_CASE(inlined_closes_unwound)
 	run(&r, 0, e, n, 500);
 	CHECK_CALL(left(&r, CHILD, 0), CHILD, 200, 300, 100, 100, 1,
 		   RT_CALL_UNWOUND);
-	CHECK_CALL(left(&r, F, 0), F, 300, 300, 0, 0, 1, RT_CALL_INLINED);
+	CHECK_CALL(left(&r, F, 0), F, 300, 300, 0, 0, 1,
+		   RT_CALL_INLINED | RT_CALL_UNTIMED);
 	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 400, 300, 200, 0, 0);
 	RUN_DONE(&r);
 }
@@ -1728,5 +1731,154 @@ TEST_CASE(inlined_count_only)
 	TEST_EQ(prof(&r, 0, CHILD)->inlined, 2);
 	TEST_EQ(prof(&r, 0, PARENT)->calls, 1);
 	TEST_EQ(r.sum.inlined_calls, 2);
+	RUN_DONE(&r);
+}
+
+/* The entry of an inlined call whose instance's exit is probed too. */
+static struct rt_event inlined_timed(uint64_t ts, uint32_t func, uint64_t sp,
+				     uint64_t site)
+{
+	struct rt_event e = inlined(ts, func, sp, site);
+
+	e.flags |= RT_EVF_TIMED;
+	return e;
+}
+
+/* The exit of the instance of @func entered at @site. */
+static struct rt_event inlined_end(uint64_t ts, uint32_t func, uint64_t sp,
+				   uint64_t site)
+{
+	struct rt_event e = ev(ts, RT_EV_EXIT, func, sp, TID, 1);
+
+	e.flags = RT_EVF_INLINED;
+	e.value = site;
+	return e;
+}
+
+/* @func's calls in the profile: all, inlined, without a time. */
+#define CHECK_INL(r, func, calls_, inlined_, untimed_)                         \
+	do {                                                                   \
+		const struct rt_fstats *st__ = prof((r), 0, (func));          \
+		TEST_TRUE(st__ != NULL);                                       \
+		TEST_EQ(st__->calls, calls_);                                  \
+		TEST_EQ(st__->inlined, inlined_);                              \
+		TEST_EQ(st__->untimed, untimed_);                              \
+		TEST_EQ(rt_fstats_timed(st__), (calls_) - (untimed_));         \
+	} while (0)
+
+#define SITE_A (ADDR(PARENT) + 0x20)
+#define SITE_B (ADDR(PARENT) + 0x28)
+
+/*
+ * PARENT (100..600) runs CHILD inlined, timed, from 200 to 400; CHILD
+ * calls GRAND (250..300).  The exit of CHILD's instance runs again at
+ * 450, reached by code that skipped the instance: nothing is open, it
+ * is dropped.  CHILD is PARENT's callee like any other: 200 total, 150
+ * self, and PARENT's self loses its 200.
+ */
+TEST_CASE(inlined_timed_call)
+{
+	struct rt_event e[8];
+	size_t n = 0;
+	struct run r;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined_timed(200, CHILD, S0 - 8, SITE_A);
+	e[n++] = ev(250, RT_EV_ENTRY, GRAND, S0 - 16, TID, 1);
+	e[n++] = ev(300, RT_EV_EXIT, GRAND, S0 - 16, TID, 1);
+	e[n++] = inlined_end(400, CHILD, S0 - 8, SITE_A);
+	e[n++] = inlined_end(450, CHILD, S0 - 8, SITE_A);
+	e[n++] = ev(600, RT_EV_EXIT, PARENT, S0, TID, 1);
+	run(&r, 0, e, n, 700);
+
+	CHECK_CALL(left(&r, GRAND, 0), GRAND, 250, 300, 50, 50, 2, 0);
+	CHECK_STACK(left(&r, GRAND, 0), PARENT, CHILD, GRAND);
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 200, 400, 200, 150, 1,
+		   RT_CALL_INLINED);
+	TEST_EQ(left(&r, CHILD, 0)->value, SITE_A);
+	TEST_TRUE(left(&r, CHILD, 1) == NULL);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 600, 500, 300, 0, 0);
+	CHECK_INL(&r, CHILD, 1, 1, 0);
+	TEST_EQ(r.sum.inlined_calls, 1);
+	TEST_EQ(r.sum.unmatched_exits, 0);
+	TEST_EQ(r.sum.unwound, 0);
+	RUN_DONE(&r);
+}
+
+/*
+ * Nested instances that end at one address end innermost first: F (site
+ * B) inside CHILD (site A), both left at 300.  The exit of another
+ * instance of F (site A), never entered, leaves the open F alone.  Then
+ * an untimed call of CHILD: counted, with no time.
+ */
+TEST_CASE(inlined_timed_nested)
+{
+	struct rt_event e[8];
+	size_t n = 0;
+	struct run r;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined_timed(150, CHILD, S0 - 8, SITE_A);
+	e[n++] = inlined_timed(170, F, S0 - 8, SITE_B);
+	e[n++] = inlined_end(200, F, S0 - 8, SITE_A);
+	e[n++] = inlined_end(300, F, S0 - 8, SITE_B);
+	e[n++] = inlined_end(300, CHILD, S0 - 8, SITE_A);
+	e[n++] = inlined(320, CHILD, S0 - 8, SITE_A + 0x40);
+	e[n++] = ev(600, RT_EV_EXIT, PARENT, S0, TID, 1);
+	run(&r, 0, e, n, 700);
+
+	CHECK_CALL(left(&r, F, 0), F, 170, 300, 130, 130, 2, RT_CALL_INLINED);
+	CHECK_STACK(left(&r, F, 0), PARENT, CHILD, F);
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 150, 300, 150, 20, 1,
+		   RT_CALL_INLINED);
+	CHECK_CALL(left(&r, CHILD, 1), CHILD, 320, 320, 0, 0, 1,
+		   RT_CALL_INLINED | RT_CALL_UNTIMED);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 600, 500, 350, 0, 0);
+	CHECK_INL(&r, CHILD, 2, 2, 1);
+	TEST_EQ(prof(&r, 0, CHILD)->total, 150);
+	TEST_EQ(prof(&r, 0, CHILD)->min, 150);
+	TEST_EQ(r.sum.inlined_calls, 3);
+	RUN_DONE(&r);
+}
+
+/*
+ * An inlined call still open when its caller returns or jumps out (its
+ * exit was not seen) ends there, flagged as an approximate end, and the
+ * caller's return is the caller's even when the instance runs at the
+ * caller's own stack pointer (a function that pushes nothing).
+ */
+TEST_CASE(inlined_timed_left_by_return)
+{
+	struct rt_event e[4];
+	size_t n = 0;
+	struct run r;
+
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined_timed(200, CHILD, S0, SITE_A);
+	e[n++] = ev(300, RT_EV_EXIT, PARENT, S0, TID, 1);
+	run(&r, 0, e, n, 700);
+
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 200, 300, 100, 100, 1,
+		   RT_CALL_INLINED | RT_CALL_APPROX_END);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 300, 200, 100, 0, 0);
+	TEST_EQ(r.sum.unmatched_exits, 0);
+	RUN_DONE(&r);
+}
+
+/* With counts only, a timed entry is a call without a time all the same
+ * (no exit is recorded). */
+TEST_CASE(inlined_timed_count_only)
+{
+	struct rt_analysis_opts o = def_opts;
+	struct rt_event e[3];
+	size_t n = 0;
+	struct run r;
+
+	o.count_only = true;
+	e[n++] = ev(100, RT_EV_ENTRY, PARENT, S0, TID, 1);
+	e[n++] = inlined_timed(150, CHILD, S0 - 8, SITE_A);
+	e[n++] = inlined_timed(160, CHILD, S0 - 8, SITE_A);
+	run_split(&r, &o, 0, RT_SPLIT_NONE, e, n, 200);
+	CHECK_INL(&r, CHILD, 2, 2, 2);
 	RUN_DONE(&r);
 }

@@ -907,18 +907,20 @@ static size_t probe_at(const struct fn *f, size_t off)
 	return f->n;
 }
 
-/* The inlined call's recording: its id, an entry, flagged inlined, the
- * site's address as its value (the recorder's tail call carries it). */
+/* An event of an inlined call recorded: its id, its kind, its flags and
+ * the program's, the instance's entry address as its value (the
+ * recorder's tail call carries it). */
 static bool records_inlined(const cs_insn *ci, const struct rt_recorder *r,
-			    uint32_t id, rt_raddr site)
+			    const struct rt_inl_rec *rec)
 {
 	char word[64], value[64], target[32];
 
 	snprintf(word, sizeof(word), "rdi, 0x%llx",
-		 (unsigned long long)(id | (uint64_t)RT_EV_ENTRY << 32 |
-				      (uint64_t)(RT_EVF_INLINE |
-						 RT_EVF_INLINED) << 40));
-	snprintf(value, sizeof(value), "rsi, 0x%llx", (unsigned long long)site);
+		 (unsigned long long)(rec->func | (uint64_t)rec->kind << 32 |
+				      (uint64_t)(RT_EVF_INLINE | rec->flags)
+					      << 40));
+	snprintf(value, sizeof(value), "rsi, 0x%llx",
+		 (unsigned long long)rec->value);
 	snprintf(target, sizeof(target), "0x%llx",
 		 (unsigned long long)(RECORDER + r->call[RT_REC_TAIL]));
 	return is(&ci[0], "push", "rdi") && is(&ci[1], "push", "rsi") &&
@@ -927,8 +929,8 @@ static bool records_inlined(const cs_insn *ci, const struct rt_recorder *r,
 	       is(&ci[6], "pop", "rdi");
 }
 
-/* The trampoline of probe @i with inlined calls @inl beginning there. */
-static int tramp_inl(const struct fn *f, size_t i, const uint32_t *inl,
+/* The trampoline of probe @i with the events @inl of inlined calls. */
+static int tramp_inl(const struct fn *f, size_t i, const struct rt_inl_rec *inl,
 		     size_t ninl, cs_insn **out, size_t *n)
 {
 	rt_insn_vec moved = { 0 };
@@ -948,9 +950,10 @@ static int tramp_inl(const struct fn *f, size_t i, const uint32_t *inl,
 	return *n ? 0 : -EILSEQ;
 }
 
-/* Two nested calls inlined at one place mid-function: the straight-line
- * code from there moves to a trampoline that records both, outermost
- * first; the caller's own sites are left to its own plan. */
+/* Two nested calls inlined at one place mid-function, where an earlier
+ * one ends: the straight-line code from there moves to a trampoline that
+ * records the end, then both beginnings, outermost first (as the plan
+ * lists them); the caller's own sites are left to its own plan. */
 TEST_CASE(inlined_entry_mid_function_is_patched)
 {
 	static const uint8_t code[] = {
@@ -964,7 +967,11 @@ TEST_CASE(inlined_entry_mid_function_is_patched)
 		0xcc, 0xcc, 0xcc,
 	};
 	static const size_t at[] = { 3 };
-	static const uint32_t ids[] = { INL_ID, INL_ID + 1 };
+	static const struct rt_inl_rec recs[] = {
+		{ INL_ID + 2, RT_EV_EXIT, RT_EVF_INLINED, LO + 1 },
+		{ INL_ID, RT_EV_ENTRY, RT_EVF_INLINED | RT_EVF_TIMED, LO + 3 },
+		{ INL_ID + 1, RT_EV_ENTRY, RT_EVF_INLINED, LO + 3 },
+	};
 	const struct rt_recorder *r = rt_arch_recorder();
 	struct fn f = { 0 };
 	cs_insn *ci = NULL;
@@ -983,13 +990,14 @@ TEST_CASE(inlined_entry_mid_function_is_patched)
 	TEST_EQ(f.probes[probe_at(&f, 0)].patch_len, 0);
 	TEST_EQ(f.probes[probe_at(&f, 12)].patch_len, 0);
 
-	TEST_EQ(tramp_inl(&f, k, ids, 2, &ci, &n), 0);
-	TEST_EQ(n, 17);
-	TEST_TRUE(records_inlined(ci, r, INL_ID, LO + 3));
-	TEST_TRUE(records_inlined(ci + 7, r, INL_ID + 1, LO + 3));
-	TEST_TRUE(is(&ci[14], "lea", "eax, [rdi + 1]"));
-	TEST_TRUE(is(&ci[15], "imul", "eax, eax"));
-	TEST_TRUE(is(&ci[16], "jmp", "0x555555561009"));
+	TEST_EQ(tramp_inl(&f, k, recs, 3, &ci, &n), 0);
+	TEST_EQ(n, 24);
+	TEST_TRUE(records_inlined(ci, r, &recs[0]));
+	TEST_TRUE(records_inlined(ci + 7, r, &recs[1]));
+	TEST_TRUE(records_inlined(ci + 14, r, &recs[2]));
+	TEST_TRUE(is(&ci[21], "lea", "eax, [rdi + 1]"));
+	TEST_TRUE(is(&ci[22], "imul", "eax, eax"));
+	TEST_TRUE(is(&ci[23], "jmp", "0x555555561009"));
 	cs_free(ci, n);
 	vec_free(&f.insns);
 }
@@ -1065,7 +1073,9 @@ TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
  * cannot. */
 TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
 {
-	static const uint32_t ids[] = { INL_ID };
+	static const struct rt_inl_rec recs[] = {
+		{ INL_ID, RT_EV_ENTRY, RT_EVF_INLINED, LO },
+	};
 	const struct rt_recorder *r = rt_arch_recorder();
 	struct fn f = { 0 };
 	cs_insn *ci = NULL;
@@ -1075,10 +1085,10 @@ TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
 	     0, 0, 0x48, 0x83, 0xc4, 0x10, 0x5d, 0xc3, 0xcc, 0xcc, 0xcc, 0xcc,
 	     0xcc);
 	TEST_EQ(f.probes[0].inline_why, RT_INLINE_OK);
-	TEST_EQ(tramp_inl(&f, 0, ids, 1, &ci, &n), 0);
+	TEST_EQ(tramp_inl(&f, 0, recs, 1, &ci, &n), 0);
 	TEST_EQ(n, 4 + 7 + 4);
 	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
-	TEST_TRUE(records_inlined(ci + 4, r, INL_ID, LO));
+	TEST_TRUE(records_inlined(ci + 4, r, &recs[0]));
 	TEST_TRUE(is(&ci[11], "push", "rbp"));
 	cs_free(ci, n);
 	vec_free(&f.insns);

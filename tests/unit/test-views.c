@@ -764,14 +764,16 @@ TEST_CASE(report_csv_min_total)
 	s = report(&lf, &o);
 	/* totals: main 900, parse 350, f 140 stay; lex (100) and emit (100)
 	 * go.  By self: main 450, parse 280, f 110.  parse: 2 calls of 300
-	 * and 50 (avg 175, min 50, max 300), 2 instances.  Shares of the
-	 * 2000 ns run; no mark, the log has no costs to take out. */
+	 * and 50 (avg 175, min 50, max 300), 2 instances.  Nothing
+	 * inlined: every call has a time.  Shares of the 2000 ns run; no
+	 * mark, the log has no costs to take out. */
 	TEST_TEXT(s,
 		  "name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
-		  "instances,total_pct,self_pct,marks\n"
-		  "main,1,900,450,900,900,900,0,1,45.00,22.50,\n"
-		  "parse,2,350,280,175,50,300,0,2,17.50,14.00,\n"
-		  "<T as Tr>::f,1,140,110,140,140,140,0,1,7.00,5.50,\n");
+		  "instances,inlined_calls,inlined_sites,timed_calls,total_pct,"
+		  "self_pct,marks\n"
+		  "main,1,900,450,900,900,900,0,1,0,0,1,45.00,22.50,\n"
+		  "parse,2,350,280,175,50,300,0,2,0,0,2,17.50,14.00,\n"
+		  "<T as Tr>::f,1,140,110,140,140,140,0,1,0,0,1,7.00,5.50,\n");
 	free(s);
 	remove_log(&lf);
 }
@@ -812,6 +814,86 @@ TEST_CASE(report_text_function)
 	TEST_TRUE(strstr(s, "\nmain,") != NULL);
 	free(s);
 	rt_opts_release(&o);
+	remove_log(&lf);
+}
+
+/* An inlined call of @func at @ts in main's code: timed when its end is
+ * probed (@timed), or its end (@end). */
+static struct rt_event inl_ev(uint64_t ts, uint32_t func, bool timed,
+			      bool end)
+{
+	struct rt_event e = ev(ts, end ? RT_EV_EXIT : RT_EV_ENTRY, func,
+			       S0 - 8, 10);
+
+	e.flags = RT_EVF_INLINED | (timed ? RT_EVF_TIMED : 0);
+	e.value = 0x401010 + func;
+	return e;
+}
+
+/*
+ * main (100..1000) runs emit inlined twice, untimed, and lex inlined
+ * twice: once timed (200..260), once not.  emit's row has no time at all
+ * ("-", null, empty fields); lex's has the 60 ns of its timed call, and
+ * both say how many of their calls are timed.  main's self loses 60.
+ */
+TEST_CASE(report_untimed_inlined_calls)
+{
+	const struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, MAIN, S0, 10),
+		inl_ev(150, EMIT, false, false),
+		inl_ev(200, LEX, true, false),
+		inl_ev(260, LEX, false, true),
+		inl_ev(300, LEX, false, false),
+		inl_ev(400, EMIT, false, false),
+		ev(1000, RT_EV_EXIT, MAIN, S0, 10),
+	};
+	struct logfile lf;
+	struct rt_opts o;
+	char *s;
+
+	TEST_EQ(write_log(&lf, e, ARRAY_SIZE(e)), 0);
+	opts(&o);
+	o.color = 0;
+	s = report(&lf, &o);
+	TEST_TRUE(strstr(s, "\n         2           -           -           - "
+			    "          -           -  emit [2 inlined, 0 sites; "
+			    "timed: 0]\n") != NULL);
+	TEST_TRUE(strstr(s, "\n         2       60 ns       60 ns       60 ns "
+			    "      60 ns       60 ns  lex [2 inlined, 0 sites; "
+			    "timed: 1]\n") != NULL);
+	TEST_TRUE(strstr(s, "\n         1      900 ns      840 ns ") != NULL);
+	TEST_TRUE(strstr(s, "\n[timed: T]: only T of the calls have a time") !=
+		  NULL);
+	free(s);
+	o.format = RT_FMT_CSV;
+	s = report(&lf, &o);
+	TEST_TRUE(strstr(s, "\nemit,2,,,,,,0,1,2,0,0\n") != NULL);
+	TEST_TRUE(strstr(s, "\nlex,2,60,60,60,60,60,0,1,2,0,1\n") != NULL);
+	free(s);
+	o.format = RT_FMT_JSON;
+	s = report(&lf, &o);
+	TEST_TRUE(strstr(s, "\"name\": \"emit\", \"calls\": 2, "
+			    "\"inlined_calls\": 2, \"inlined_sites\": 0, "
+			    "\"timed_calls\": 0, \"total_ns\": null, "
+			    "\"self_ns\": null, \"avg_ns\": null, "
+			    "\"min_ns\": null, \"max_ns\": null, ") != NULL);
+	TEST_TRUE(strstr(s, "\"timed_calls\": 1, \"total_ns\": 60, ") != NULL);
+	free(s);
+	rt_opts_release(&o);
+	/* the page's table: "-" in the time columns, the mark after the
+	 * name */
+	opts(&o);
+	o.cmd = RT_CMD_EXPORT;
+	o.format = RT_FMT_HTML;
+	o.log_path = lf.path;
+	o.export_path = xasprintf("%s/out.html", lf.dir);
+	TEST_EQ(rt_views_export(&o), 0);
+	TEST_EQ(read_file(o.export_path, &s, NULL), 0);
+	TEST_TRUE(strstr(s, "<td data-v=\"0\">-</td><td class=\"name\">emit "
+			    "[2 inlined, 0 sites; timed: 0]</td>") != NULL);
+	free(s);
+	unlink(o.export_path);
+	free((char *)o.export_path);
 	remove_log(&lf);
 }
 

@@ -1,17 +1,21 @@
 # With --inlined, calls the compiler inlined count like the others: the same COUNTs at -O0
 # (where little is inlined) and -O3 (where these functions exist only as
 # inlined instances), including a function that exists only inlined, a
-# generic, mutual recursion folded into one function and a closure.
+# generic, mutual recursion folded into one function and a closure.  An
+# instance left only through its end is timed: nap's calls, each a sleep
+# of known length (TIMED).
 fixture = "inlined"
 args = ["100"]
 patterns = ["inlined::*"]
 record_options = ["--inlined"]
 inlined = {
-    "0": ["inlined::is_small", "inlined::weigh"],
+    "0": ["inlined::is_small", "inlined::weigh", "inlined::nap"],
     "3": ["inlined::is_small", "inlined::weigh", "inlined::classify",
-          "inlined::pong", "inlined::main::{{closure}}"],
+          "inlined::pong", "inlined::main::{{closure}}", "inlined::nap"],
 }
-# With the inline engine the entries of the inlined calls are jumps to
-# trampolines, like the functions' own sites: the fixture's calls (a few
-# hundred, most of them inlined at -O3) are recorded without a stop.
+# With the inline engine the entries and ends of the inlined calls are
+# jumps to trampolines, like the functions' own sites, or the ends are not
+# probed (is_small's at -O0 is a short conditional jump): the fixture's
+# calls (a few hundred, most of them inlined at -O3) are recorded without
+# a stop.
 inline_share = {"0": 0.99, "3": 0.99}
