@@ -21,6 +21,18 @@ static void csv_times(FILE *out, const struct rt_report *rep,
 		(unsigned long long)st->max);
 }
 
+/* The shares of the run: empty fields, like the times, when no call has
+ * a time. */
+static void csv_shares(FILE *out, const struct rt_report *rep,
+		       const struct rt_fstats *st)
+{
+	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES)
+		fputs(",,", out);
+	else
+		fprintf(out, ",%.2f,%.2f", rt_report_pct(rep, st->total),
+			rt_report_pct(rep, st->self));
+}
+
 static int csv_write(FILE *out, const struct rt_report *rep,
 		     const struct rt_opts *o)
 {
@@ -42,13 +54,12 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 		rt_csv_field(out, r->name);
 		fprintf(out, ",%llu", (unsigned long long)r->st.calls);
 		csv_times(out, rep, &r->st);
-		fprintf(out, ",%llu,%u,%llu,%u,%llu,%.2f,%.2f,%s\n",
+		fprintf(out, ",%llu,%u,%llu,%u,%llu",
 			(unsigned long long)r->st.unwound, r->instances,
 			(unsigned long long)r->st.inlined, r->inlined_sites,
-			(unsigned long long)rt_fstats_timed(&r->st),
-			rt_report_pct(rep, r->st.total),
-			rt_report_pct(rep, r->st.self),
-			rt_marks_letters(rt_row_marks(rep, r), m));
+			(unsigned long long)rt_fstats_timed(&r->st));
+		csv_shares(out, rep, &r->st);
+		fprintf(out, ",%s\n", rt_marks_letters(rt_row_marks(rep, r), m));
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -67,8 +67,13 @@ static void json_marks(FILE *out, const struct rt_report *rep,
 {
 	unsigned m = rt_row_marks(rep, r), n = 0;
 
-	fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, \"marks\": [",
-		rt_report_pct(rep, r->st.total), rt_report_pct(rep, r->st.self));
+	if (!rt_fstats_timed(&r->st) && rep->mode == RT_REPORT_TIMES)
+		fputs("\"total_pct\": null, \"self_pct\": null, \"marks\": [",
+		      out);	/* no call has a time: no share either */
+	else
+		fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, "
+			"\"marks\": [", rt_report_pct(rep, r->st.total),
+			rt_report_pct(rep, r->st.self));
 	for (unsigned i = 0; i < RT_MARKS; i++)
 		if (m & (1u << i))
 			fprintf(out, "%s\"%s\"", n++ ? ", " : "",
