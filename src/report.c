@@ -77,6 +77,18 @@ static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 	return out;
 }
 
+/* --instances: the rows that share their name with another of their
+ * group (closures, duplicate symbols) say where they are. */
+static void mark_ambiguous(struct rt_report_row *rows, size_t n)
+{
+	bool by_name = true;
+
+	qsort_r(rows, n, sizeof(*rows), cmp_merge, &by_name);
+	for (size_t i = 1; i < n; i++)
+		if (same_row(&rows[i - 1], &rows[i], true))
+			rows[i - 1].ambiguous = rows[i].ambiguous = true;
+}
+
 static uint64_t sort_value(const struct rt_report_row *r, enum rt_sort key)
 {
 	switch (key) {
@@ -211,6 +223,8 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 	k = merge_rows(rep->rows, k, false);
 	if (!o->instances)
 		k = merge_rows(rep->rows, k, true);
+	else
+		mark_ambiguous(rep->rows, k);
 	rep->nrows_all = filter_rows(rep->rows, k, o);
 	rt_report_sort(rep, o);
 }

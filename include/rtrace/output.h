@@ -58,4 +58,9 @@ void rt_csv_field(FILE *out, const char *s);
  * function never inlined. */
 void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites);
 
+/* Writes where function @fn is, after its name, for a row whose name
+ * another row shares (--instances): " (closures.rs:50)", the source
+ * file's base name and the declaration's line, else " (0x16d00)". */
+void rt_where_mark(FILE *out, const struct rt_log_func *fn);
+
 #endif

@@ -25,6 +25,8 @@ struct rt_report_row {
 				    * or NULL */
 	unsigned instances;        /* functions merged into this row */
 	unsigned inlined_sites;    /* their inlined instances probed */
+	bool ambiguous;            /* --instances: another row has its name;
+				    * fn says where this one is */
 	struct rt_fstats st;
 };
 

@@ -177,6 +177,8 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		fprintf(out, "<td class=\"name\">%s</td><td class=\"name\">",
 			rt_marks_letters(rt_row_marks(rep, r), m));
 		rt_xml_string(out, r->name);
+		if (r->ambiguous)
+			rt_where_mark(out, r->fn);
 		rt_inlined_mark(out, &r->st, r->inlined_sites);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {

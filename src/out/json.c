@@ -81,6 +81,19 @@ static void json_marks(FILE *out, const struct rt_report *rep,
 	fputc(']', out);
 }
 
+/* Where a row's function is, when another row has its name. */
+static void json_where(FILE *out, const struct rt_log_func *fn)
+{
+	json_u64(out, "address", fn->addr, true);
+	fputs("\"file\": ", out);
+	if (fn->file)
+		rt_json_string(out, fn->file);
+	else
+		fputs("null", out);
+	fputs(", ", out);
+	json_u64(out, "line", fn->line, true);
+}
+
 static void json_row(FILE *out, const struct rt_report *rep,
 		     const struct rt_report_row *r)
 {
@@ -113,6 +126,8 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, true);
+	if (r->ambiguous)
+		json_where(out, r->fn);
 	json_marks(out, rep, r);
 	fputc('}', out);
 }

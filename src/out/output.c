@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The format registry and the helpers formatters share. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -113,4 +114,14 @@ void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites)
 		fprintf(out, "; timed: %s",
 			rt_fmt_count(t, sizeof(t), rt_fstats_timed(st)));
 	fputc(']', out);
+}
+
+void rt_where_mark(FILE *out, const struct rt_log_func *fn)
+{
+	const char *base = fn->file ? strrchr(fn->file, '/') : NULL;
+
+	if (fn->file && fn->line)
+		fprintf(out, " (%s:%u)", base ? base + 1 : fn->file, fn->line);
+	else
+		fprintf(out, " (0x%" PRIx64 ")", (uint64_t)fn->addr);
 }

@@ -672,6 +672,35 @@ def check_tiny_marks(opts, t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def check_instances(opts, t):
+    """--instances: closures.rs's three closures of main are three rows
+    of one name; each says where it is, and its line is the closure's."""
+    case = "closures-O0 --instances"
+    exe = build(opts, "closures", "0")
+    lines = open(os.path.join(opts.fixtures, "closures.rs")).read().split("\n")
+    tmp = tempfile.mkdtemp(prefix=".instances-", dir=opts.build)
+    try:
+        log = os.path.join(tmp, "c.rtrace")
+        run([opts.rtrace, "record", "-q", "-o", log, "-f", "closures::*", exe])
+        rows = [f for f in json.loads(rtrace(
+            opts, "report", "--instances", "--format", "json", log))[
+                "functions"] if f["name"] == "closures::main::{{closure}}"]
+        where = sorted((os.path.basename(f.get("file") or ""), f.get("line", 0))
+                       for f in rows)
+        ok = len(rows) == 3 and len({w[1] for w in where}) == 3 and all(
+            w[0] == "closures.rs" and "|" in lines[w[1] - 1] for w in where)
+        t.row(case, "json: each closure's file and line", ok,
+              "3 closures on their lines", _clip(where))
+        text = rtrace(opts, "report", "--instances", "--color", "never",
+                      log).decode()
+        shown = ["(closures.rs:%d)" % w[1] for w in where]
+        t.row(case, "text: each closure's line after its name",
+              all(("closures::main::{{closure}} " + w) in text for w in shown),
+              _clip(shown), detail=text)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
@@ -691,6 +720,7 @@ def main():
     check_diff(opts, t)
     check_shares(opts, t)
     check_tiny_marks(opts, t)
+    check_instances(opts, t)
     return 1 if t.ng else 0
 
 
