@@ -308,7 +308,10 @@ static enum rt_inline_why entry_region(const struct scan *s, size_t min,
 /* The entry of an inlined call, in the middle of its caller: like a
  * function's entry, the straight-line instructions from instruction @k,
  * at least @min bytes, moved after the recorder.  Something may land at
- * the entry itself (the top of a loop), never past it. */
+ * the entry itself (the top of a loop), never past it.  Unlike at a
+ * function's entry, the flags may be live there, and the recorder
+ * clobbers them: a conditional jump may only be the first instruction,
+ * which the trampoline runs before recording (rt_patch_split). */
 static enum rt_inline_why instance_region(const struct scan *s, size_t k,
 					  size_t min, struct region *r)
 {
@@ -319,6 +322,8 @@ static enum rt_inline_why instance_region(const struct scan *s, size_t k,
 		const struct rt_insn *in = &f->insns[j];
 		bool ends = len + in->len >= min;
 
+		if (in->cls == RT_INSN_JCC && j > k)
+			return RT_INLINE_KIND;
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
 		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
 			return RT_INLINE_INSN;
@@ -1018,6 +1023,33 @@ static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
 	return 0;
 }
 
+bool rt_patch_split(const struct rt_probe *pr, const struct rt_insn *site,
+		    size_t ninl)
+{
+	return ninl && pr->kinds == RT_PROBE_INLINED &&
+	       pr->patch_how == RT_PATCH_JUMP && !pr->patch_join &&
+	       site->cls == RT_INSN_JCC;
+}
+
+/* Inlined calls that begin at a conditional jump, and nothing else
+ * there: recorded after it, either way it goes (the recorder clobbers
+ * the flags it reads); the code after it moved as usual. */
+static int tramp_split(const struct rt_probe *pr, const rt_insn_vec *insns,
+		       size_t site, size_t ninl, struct rt_tramp_spec *out)
+{
+	if (ninl > RT_PATCH_SPLIT_MAX)
+		return -E2BIG;
+	out->pre = insns->v;
+	out->npre = site;
+	out->split = &insns->v[site];
+	out->post = insns->v + site + 1;
+	out->npost = insns->n - site - 1;
+	if (vec_last(insns)->cls == RT_INSN_PLAIN ||
+	    vec_last(insns)->cls == RT_INSN_JCC)
+		out->back = pr->patch_lo + pr->patch_code;
+	return 0;
+}
+
 int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out)
 {
@@ -1034,6 +1066,8 @@ int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 	memset(out, 0, sizeof(*out));
 	if (tramp_recs(pr, &insns->v[site], inl, ninl, out))
 		return -E2BIG;
+	if (rt_patch_split(pr, &insns->v[site], ninl))
+		return tramp_split(pr, insns, site, ninl, out);
 	/* an inlined call begins whether or not the branch is taken; a
 	 * tiny function's trampoline records its entry and exit only */
 	if (ninl && (pr->patch_how == RT_PATCH_RETARGET || pr->patch_join ||

@@ -572,6 +572,22 @@ static bool instance_must_stop(const struct rt_plan *p, size_t from,
 	return false;
 }
 
+/* Whether the trampoline of instance site @q can record all the calls
+ * beginning or ending there: at a conditional jump it records them
+ * twice, so fewer fit (rt_patch_split).  Decided here, not when the
+ * trampoline is built, so that -l says what a run patches. */
+static bool split_fits(const struct rt_plan *p, const rt_insn_vec *insns,
+		       size_t first, const struct rt_probe *q)
+{
+	const struct rt_insn *site = insn_at(insns, q->addr);
+	size_t ninl = 0;
+
+	for (size_t i = first; i < p->probes.n; i++)
+		ninl += p->probes.v[i].addr == q->addr;
+	return !site || !rt_patch_split(q, site, ninl) ||
+	       ninl <= RT_PATCH_SPLIT_MAX;
+}
+
 /* The jumps over the entries of the inlined calls in @caller (probes
  * [first, p->probes.n), its code decoded in @insns), planned as a
  * function's own entry is (patchsite.c), without relays.  Every other
@@ -637,6 +653,10 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 		    instance_must_stop(p, first, p->probes.n, q->addr)) {
 			q->patch_len = 0;
 			q->inline_why = RT_INLINE_ROLE;
+		}
+		if (q->patch_len && !split_fits(p, insns, first, q)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_INLINED;
 		}
 		for (size_t i = first; i < p->probes.n; i++) {
 			struct rt_probe *pr = &p->probes.v[i];

@@ -222,33 +222,84 @@ static size_t moved_max(const struct rt_insn *in, size_t n)
 	return max;
 }
 
+/* The calls of @t recorded, with the moved instructions between the
+ * first and the second. */
+static enum rt_refusal emit_recs(struct x64_code *c,
+				 const struct rt_tramp_spec *t,
+				 rt_raddr recorder)
+{
+	enum rt_refusal why = RT_REFUSE_NONE;
+
+	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++) {
+		if (i == 1)
+			why = emit_moved(c, t->mid, t->nmid);
+		if (why == RT_REFUSE_NONE)
+			why = emit_rec(c, &t->rec[i], recorder);
+	}
+	return why;
+}
+
+/* Inlined calls that begin at a conditional jump: the recorder clobbers
+ * the flags the jump reads, so the jump goes first and each way out
+ * records the calls, the taken one then going on to the jump's target,
+ * the other falling through to the moved code after the jump. */
+static enum rt_refusal emit_split(struct x64_code *c,
+				  const struct rt_tramp_spec *t,
+				  rt_raddr recorder)
+{
+	uint8_t taken_buf[RT_ARCH_TRAMP_MAX];
+	/* the jcc's rel32 form: the other way out is always in reach */
+	struct x64_code taken = { .buf = taken_buf,
+				  .base = x64_pc(c) + X64_JCC_REL32_LEN };
+	enum rt_refusal why = emit_recs(&taken, t, recorder);
+
+	if (why != RT_REFUSE_NONE)
+		return why;
+	x64_emit_jmp(&taken, t->split->target);
+	x64_emit_jcc(c, t->split->arch_cond ^ 1, taken.base + taken.len);
+	x64_emit(c, taken_buf, taken.len);
+	return emit_recs(c, t, recorder);
+}
+
+/* The calls of @t recorded where the site's events happen. */
+static enum rt_refusal emit_calls(struct x64_code *c,
+				  const struct rt_tramp_spec *t,
+				  rt_raddr recorder)
+{
+	enum rt_refusal why;
+
+	if (t->split)
+		return emit_split(c, t, recorder);
+	/* a conditional tail jump: not taken, back to the next instruction;
+	 * taken, recorded, then gone */
+	if (t->cond)
+		x64_emit_jcc(c, t->cond->arch_cond ^ 1,
+			     t->cond->addr + t->cond->len);
+	why = emit_recs(c, t, recorder);
+	if (why == RT_REFUSE_NONE && t->cond)
+		x64_emit_jmp(c, t->cond->target);
+	return why;
+}
+
 enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 				    rt_raddr at, rt_raddr recorder,
 				    uint8_t *buf, size_t *len)
 {
 	struct x64_code c = { .buf = buf, .base = at, .len = 0 };
 	enum rt_refusal why;
+	size_t split = t->split ? t->nrec * REC_MAX + X64_JCC_REL32_LEN +
+					  X64_JMP_ABS_LEN
+				: 0;
 
 	if (t->nrec > ARRAY_SIZE(t->rec) ||
 	    moved_max(t->pre, t->npre) + moved_max(t->post, t->npost) +
-			    moved_max(t->mid, t->nmid) +
+			    moved_max(t->mid, t->nmid) + split +
 			    t->nrec * REC_MAX + X64_JMP_ABS_LEN >
 		    RT_ARCH_TRAMP_MAX)
 		return RT_REFUSE_OUT_OF_RANGE;
 	why = emit_moved(&c, t->pre, t->npre);
-	/* a conditional tail jump: not taken, back to the next instruction;
-	 * taken, recorded, then gone */
-	if (why == RT_REFUSE_NONE && t->cond)
-		x64_emit_jcc(&c, t->cond->arch_cond ^ 1,
-			     t->cond->addr + t->cond->len);
-	for (size_t i = 0; why == RT_REFUSE_NONE && i < t->nrec; i++) {
-		if (i == 1)
-			why = emit_moved(&c, t->mid, t->nmid);
-		if (why == RT_REFUSE_NONE)
-			why = emit_rec(&c, &t->rec[i], recorder);
-	}
-	if (why == RT_REFUSE_NONE && t->cond)
-		x64_emit_jmp(&c, t->cond->target);
+	if (why == RT_REFUSE_NONE)
+		why = emit_calls(&c, t, recorder);
 	if (why == RT_REFUSE_NONE)
 		why = emit_moved(&c, t->post, t->npost);
 	if (why == RT_REFUSE_NONE && t->back)

@@ -46,6 +46,7 @@
 /* ---- slot pieces -------------------------------------------------------- */
 
 #define X64_JMP_REL32_LEN 5     /* e9 rel32 */
+#define X64_JCC_REL32_LEN 6     /* 0f 80+cc rel32 */
 #define X64_JMP_REL8_LEN 2      /* eb rel8, 70+cc rel8 */
 #define X64_JMP_ABS_LEN 14      /* ff 25 00000000 (jmp *0(%rip)) + abs64 */
 

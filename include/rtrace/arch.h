@@ -315,6 +315,10 @@ struct rt_tramp_spec {
 				      * made only when it is taken (@post is
 				      * then empty) */
 	rt_raddr back;            /* 0 when @post ends in a return or jump */
+	const struct rt_insn *split; /* inlined calls that begin at this
+				      * conditional jump: recorded after it,
+				      * on either way out (@post follows its
+				      * fall-through) */
 };
 
 #define RT_ARCH_TRAMP_MAX 256

@@ -71,4 +71,12 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out);
 
+/* Whether the trampoline of patched probe @pr, at instruction @site, is
+ * split: the @ninl inlined calls that begin at a conditional jump, and
+ * nothing else there, are recorded after it, on either way out (so
+ * twice: at most RT_PATCH_SPLIT_MAX of them). */
+#define RT_PATCH_SPLIT_MAX 2
+bool rt_patch_split(const struct rt_probe *pr, const struct rt_insn *site,
+		    size_t ninl);
+
 #endif

@@ -1030,7 +1030,9 @@ TEST_CASE(inlined_entry_where_a_branch_lands_is_patched)
 
 /* A branch landing past the entry, inside the bytes a jump would
  * replace, keeps the breakpoint; so does an entry followed too soon by
- * an instruction that cannot move (the caller's return). */
+ * an instruction that cannot move (the caller's return), or by a
+ * conditional jump (it reads flags set before the entry, which the
+ * recorder would have clobbered). */
 TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
 {
 	static const uint8_t code[] = {
@@ -1051,6 +1053,19 @@ TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
 		0xc3,                          /* 5: ret */
 		0xcc, 0xcc, 0xcc, 0xcc,
 	};
+	static const uint8_t jcc[] = {
+		0x53,                          /* 0: push rbx */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x89, 0xfb,                    /* 3: mov ebx, edi */
+		0x74, 0x05,                    /* 5: je 12 */
+		0x8d, 0x47, 0x01,              /* 7: lea eax, [rdi + 1] */
+		0x5b,                          /* 10: pop rbx */
+		0xc3,                          /* 11: ret */
+		0x31, 0xc0,                    /* 12: xor eax, eax */
+		0x5b,                          /* 14: pop rbx */
+		0xc3,                          /* 15: ret */
+		0xcc, 0xcc, 0xcc,
+	};
 	static const size_t at[] = { 3 }, at_ret[] = { 1 };
 	struct fn f = { 0 };
 	size_t k;
@@ -1064,6 +1079,66 @@ TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
 	k = probe_at(&f, 1);
 	TEST_EQ(f.probes[k].inline_why, RT_INLINE_INSN);
 	TEST_EQ(f.probes[k].patch_len, 0);
+
+	TEST_EQ(plan_inlined(&f, jcc, sizeof(jcc), at, 1), 0);
+	k = probe_at(&f, 3);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_KIND);
+	TEST_EQ(f.probes[k].patch_len, 0);
+	vec_free(&f.insns);
+}
+
+/* An inlined call that begins at a conditional jump (a match's bounds
+ * check): the jump reads flags the recorder clobbers, so the trampoline
+ * takes it first and records the call on either way out; at most
+ * RT_PATCH_SPLIT_MAX calls, recorded twice. */
+TEST_CASE(inlined_entry_at_a_conditional_jump_recorded_after_it)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x83, 0xff, 0x05,              /* 1: cmp edi, 5 */
+		0x77, 0x08,                    /* 4: ja 14 */
+		0x8b, 0x44, 0x24, 0x08,        /* 6: mov eax, [rsp + 8] */
+		0x01, 0xd8,                    /* 10: add eax, ebx */
+		0x5b,                          /* 12: pop rbx */
+		0xc3,                          /* 13: ret */
+		0xb8, 0x01, 0x00, 0x00, 0x00,  /* 14: mov eax, 1 */
+		0x5b,                          /* 19: pop rbx */
+		0xc3,                          /* 20: ret */
+		0xcc, 0xcc, 0xcc,
+	};
+	static const size_t at[] = { 4 };
+	static const struct rt_inl_rec recs[] = {
+		{ INL_ID, RT_EV_ENTRY, RT_EVF_INLINED, LO + 4 },
+		{ INL_ID + 1, RT_EV_ENTRY, RT_EVF_INLINED, LO + 4 },
+		{ INL_ID + 2, RT_EV_ENTRY, RT_EVF_INLINED, LO + 4 },
+	};
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	char fall[32];
+	size_t n, k;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 4);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[k].patch_lo, LO + 4);
+	TEST_EQ(f.probes[k].patch_len, 6);   /* ja, mov */
+	TEST_EQ(f.probes[k].patch_how, RT_PATCH_JUMP);
+
+	TEST_EQ(tramp_inl(&f, k, recs, 1, &ci, &n), 0);
+	TEST_EQ(n, 1 + 7 + 1 + 7 + 2);
+	snprintf(fall, sizeof(fall), "0x%llx",
+		 (unsigned long long)ci[9].address);
+	TEST_TRUE(is(&ci[0], "jbe", fall));
+	TEST_TRUE(records_inlined(ci + 1, r, &recs[0]));
+	TEST_TRUE(is(&ci[8], "jmp", "0x55555556100e"));
+	TEST_TRUE(records_inlined(ci + 9, r, &recs[0]));
+	TEST_TRUE(is(&ci[16], "mov", "eax, dword ptr [rsp + 8]"));
+	TEST_TRUE(is(&ci[17], "jmp", "0x55555556100a"));
+	cs_free(ci, n);
+	TEST_EQ(tramp_inl(&f, k, recs, 2, &ci, &n), 0);
+	cs_free(ci, n);
+	TEST_EQ(tramp_inl(&f, k, recs, 3, &ci, &n), -E2BIG);
 	vec_free(&f.insns);
 }
 
