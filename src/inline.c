@@ -509,6 +509,20 @@ void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
 	}
 }
 
+uint64_t rt_inline_site_sp(uint64_t word, uint64_t sp)
+{
+	return (word >> 40) & RT_IA_EVF_BELOW ? sp + rt_arch_tramp_below()
+					      : sp;
+}
+
+/* The event as the log has it: the stack pointer of the site, and no
+ * flag the log does not know. */
+static void event_at_site(struct rt_event *ev, uint64_t word)
+{
+	ev->sp = rt_inline_site_sp(word, ev->sp);
+	ev->flags &= (uint8_t)~RT_IA_EVF_BELOW;
+}
+
 static void event_of(const uint8_t *rec, struct rt_event *ev)
 {
 	uint64_t f[5];
@@ -520,6 +534,7 @@ static void event_of(const uint8_t *rec, struct rt_event *ev)
 		.func = (uint32_t)f[4], .kind = (uint8_t)(f[4] >> 32),
 		.flags = (uint8_t)(f[4] >> 40),
 	};
+	event_at_site(ev, f[4]);
 }
 
 /* How far past the drain's own reading of the clock a stamp may be: a
@@ -696,6 +711,7 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
 			.flags = (uint8_t)(st.word >> 40),
 		};
 
+		event_at_site(&ev, st.word);
 		emit(ctx, tid, &ev);
 		a->events++;
 	} else if (ip >= a->recorder + rec->window &&

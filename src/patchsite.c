@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "rtrace/evlog.h"
+#include "rtrace/inline-layout.h"
 #include "rtrace/patchsite.h"
 #include "rtrace/util.h"
 
@@ -975,29 +976,38 @@ static int tramp_recs(const struct rt_probe *pr, const struct rt_insn *site,
 		      const struct rt_inl_rec *inl, size_t ninl,
 		      struct rt_tramp_spec *t)
 {
+	/* no entry, return or jump out of the function here: the site is
+	 * in the middle of its code, where flags and the red zone may be
+	 * live (a function's own sites are where they are dead) */
+	bool inside = !(pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_EXIT |
+				     RT_PROBE_RET_ARG0 | RT_PROBE_TAIL));
+
 	t->nrec = 0;
 	if (ninl + 2 > ARRAY_SIZE(t->rec))
 		return -E2BIG;
 	if ((pr->kinds & RT_PROBE_ENTRY) && !(pr->kinds & RT_PROBE_HELPER))
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
-			RT_REC_ENTRY, rec_word(pr, RT_EV_ENTRY), 0 };
+			RT_REC_ENTRY, rec_word(pr, RT_EV_ENTRY), 0, false };
 	/* the recorder's tail call carries a value of the trampoline's
 	 * choosing; the event's kind is the word's */
 	for (size_t i = 0; i < ninl; i++)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
 			RT_REC_TAIL,
 			inl[i].func | (uint64_t)inl[i].kind << 32 |
-				(uint64_t)(inl[i].flags | RT_EVF_INLINE) << 40,
-			inl[i].value };
+				(uint64_t)(inl[i].flags | RT_EVF_INLINE |
+					   (inside ? RT_IA_EVF_BELOW : 0))
+					<< 40,
+			inl[i].value, inside };
 	if (pr->kinds & RT_PROBE_EXIT)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
-			RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
+			RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0, false };
 	else if (pr->kinds & RT_PROBE_RET_ARG0)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
-			RT_REC_ARG0, rec_word(pr, RT_EV_EXIT), 0 };
+			RT_REC_ARG0, rec_word(pr, RT_EV_EXIT), 0, false };
 	else if (pr->kinds & RT_PROBE_TAIL)
 		t->rec[t->nrec++] = (struct rt_tramp_rec){
-			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target };
+			RT_REC_TAIL, rec_word(pr, RT_EV_TAIL), site->target,
+			false };
 	return 0;
 }
 
@@ -1015,7 +1025,7 @@ static int tramp_join(const struct rt_probe *pr, const rt_insn_vec *insns,
 	    insns->v[ret].addr != pr->patch_lo + pr->patch_join)
 		return -EILSEQ;
 	out->rec[out->nrec++] = (struct rt_tramp_rec){
-		RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0 };
+		RT_REC_EXIT, rec_word(pr, RT_EV_EXIT), 0, false };
 	out->mid = insns->v + site;
 	out->nmid = ret - site;
 	out->post = insns->v + ret;

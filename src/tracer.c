@@ -608,7 +608,7 @@ static const struct rt_regs *bell_site(const struct rt_thread *th,
 		return NULL;
 	*at = th->regs;
 	rt_arch_set_ip(at, pf->fn->addr + rt_plan_bias(plan));
-	rt_arch_set_sp(at, st.sp);
+	rt_arch_set_sp(at, rt_inline_site_sp(st.word, st.sp));
 	return at;
 }
 

@@ -131,6 +131,23 @@ static void emit_movabs(struct x64_code *c, unsigned reg, uint64_t v)
 	x64_emit_u64(c, v);
 }
 
+/* Inside a function a leaf may keep data in the 128 bytes under its
+ * stack pointer (the red zone), and the flags may be live: lea moves the
+ * stack pointer without touching them, pushfq/popfq keep them. */
+static const uint8_t below_enter[] = {
+	0x48, 0x8d, 0x64, 0x24, 0x80,           /* lea -0x80(%rsp), %rsp */
+	0x9c,                                   /* pushfq */
+};
+static const uint8_t below_leave[] = {
+	0x9d,                                   /* popfq */
+	0x48, 0x8d, 0xa4, 0x24, 0x80, 0, 0, 0,  /* lea 0x80(%rsp), %rsp */
+};
+
+size_t rt_arch_tramp_below(void)
+{
+	return 128 + 8;
+}
+
 static enum rt_refusal emit_rec(struct x64_code *c,
 				const struct rt_tramp_rec *rec,
 				rt_raddr recorder)
@@ -141,6 +158,8 @@ static enum rt_refusal emit_rec(struct x64_code *c,
 
 	if (rec->call >= RT_REC_CALLS)
 		return RT_REFUSE_UNDECODABLE;
+	if (rec->inside)
+		x64_emit(c, below_enter, sizeof(below_enter));
 	op = OP_PUSH_RDI;
 	x64_emit(c, &op, 1);
 	if (rec->call == RT_REC_TAIL) {
@@ -161,6 +180,8 @@ static enum rt_refusal emit_rec(struct x64_code *c,
 	}
 	op = OP_POP_RDI;
 	x64_emit(c, &op, 1);
+	if (rec->inside)
+		x64_emit(c, below_leave, sizeof(below_leave));
 	return RT_REFUSE_NONE;
 }
 
@@ -208,7 +229,18 @@ static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 
 /* Upper bound of what emit_rec() and one moved instruction write. */
 #define REC_MAX (1 + 1 + 10 + 10 + 5 + 1 + 1)
+#define BELOW_MAX (sizeof(below_enter) + sizeof(below_leave))
 #define MOVED_MAX (X64_INSN_MAX + 3)
+
+/* Upper bound of what the recorder calls of @t write. */
+static size_t recs_max(const struct rt_tramp_spec *t)
+{
+	size_t max = 0;
+
+	for (size_t i = 0; i < t->nrec; i++)
+		max += REC_MAX + (t->rec[i].inside ? BELOW_MAX : 0);
+	return max;
+}
 
 static size_t moved_max(const struct rt_insn *in, size_t n)
 {
@@ -287,14 +319,14 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 {
 	struct x64_code c = { .buf = buf, .base = at, .len = 0 };
 	enum rt_refusal why;
-	size_t split = t->split ? t->nrec * REC_MAX + X64_JCC_REL32_LEN +
-					  X64_JMP_ABS_LEN
+	size_t recs = t->nrec > ARRAY_SIZE(t->rec) ? 0 : recs_max(t);
+	size_t split = t->split ? recs + X64_JCC_REL32_LEN + X64_JMP_ABS_LEN
 				: 0;
 
 	if (t->nrec > ARRAY_SIZE(t->rec) ||
 	    moved_max(t->pre, t->npre) + moved_max(t->post, t->npost) +
-			    moved_max(t->mid, t->nmid) + split +
-			    t->nrec * REC_MAX + X64_JMP_ABS_LEN >
+			    moved_max(t->mid, t->nmid) + split + recs +
+			    X64_JMP_ABS_LEN >
 		    RT_ARCH_TRAMP_MAX)
 		return RT_REFUSE_OUT_OF_RANGE;
 	why = emit_moved(&c, t->pre, t->npre);

@@ -4,8 +4,10 @@
  * process (it never runs in rtrace itself), where the trampolines of the
  * patched sites call it.  It appends one event to the calling thread's
  * ring in the shared area and returns, with every register as it was but
- * the flags.  Flags are dead at the sites that call it: a function's entry,
- * its return, a jump into another function.
+ * the flags.  Flags are dead at a function's entry, its return, a jump
+ * into another function; at a site inside a function (an inlined call's
+ * entry or end) the trampoline keeps them itself, and steps over the red
+ * zone first (arch/x86_64/inline.c, below_enter).
  *
  * A trampoline calls it as
  *

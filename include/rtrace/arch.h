@@ -293,7 +293,17 @@ struct rt_tramp_rec {
 	uint8_t call;             /* enum rt_rec_call */
 	uint64_t word;
 	rt_raddr target;
+	bool inside;              /* the site is inside a function (an inlined
+				   * call's): the flags and the stack below
+				   * the stack pointer may be live, so the
+				   * call steps over the red zone and keeps
+				   * the flags; the word carries
+				   * RT_IA_EVF_BELOW */
 };
+
+/* How far below a site's stack pointer the recorder sees it when the
+ * trampoline stepped over the red zone and saved the flags first. */
+size_t rt_arch_tramp_below(void);
 
 /* A trampoline: @pre runs first (an epilogue the jump displaced), then the
  * recorder calls, with @mid between the first and the second (the body

@@ -21,6 +21,9 @@
 #define RT_IA_SLOTS 256            /* threads with a ring at one time */
 #define RT_IA_CAP 16384            /* events per ring (a power of two) */
 #define RT_IA_EVENT 40             /* bytes per event, as in the log */
+/* A ring event's flag that never reaches the log: its stack pointer is
+ * rt_arch_tramp_below() under the site's (rt_tramp_rec.inside). */
+#define RT_IA_EVF_BELOW 0x80
 #define RT_IA_PROBES 16            /* table slots a lookup tries */
 
 #define RT_IA_TABLE 4096           /* offset of the thread table */

@@ -101,6 +101,11 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
  * in rtrace, on a copy of the recorder. */
 uint64_t rt_inline_event_cost(void);
 
+/* The stack pointer at the site of a recorder call with event word @word
+ * whose recorder saw @sp: the same, unless the site's trampoline stepped
+ * over the red zone first (RT_IA_EVF_BELOW). */
+uint64_t rt_inline_site_sp(uint64_t word, uint64_t sp);
+
 /* Where the area is in the process, and its size. */
 rt_raddr rt_inline_base(const struct rt_inline_area *a);
 size_t rt_inline_size(const struct rt_inline_area *a);

@@ -16,6 +16,7 @@
 #include "rtrace/arch.h"
 #include "rtrace/evlog.h"
 #include "rtrace/inline.h"
+#include "rtrace/inline-layout.h"
 #include "rtrace/patchsite.h"
 #include "unittest.h"
 
@@ -910,23 +911,35 @@ static size_t probe_at(const struct fn *f, size_t off)
 /* An event of an inlined call recorded: its id, its kind, its flags and
  * the program's, the instance's entry address as its value (the
  * recorder's tail call carries it). */
+/* Whether @ci records inlined call @rec: at a site @inside a function,
+ * between stepping over the red zone and keeping the flags, and back
+ * (RT_REC_INSIDE instructions in all), else RT_REC_AT_EDGE. */
+#define RT_REC_AT_EDGE 7
+#define RT_REC_INSIDE (RT_REC_AT_EDGE + 4)
+
 static bool records_inlined(const cs_insn *ci, const struct rt_recorder *r,
-			    const struct rt_inl_rec *rec)
+			    const struct rt_inl_rec *rec, bool inside)
 {
 	char word[64], value[64], target[32];
+	const cs_insn *c = inside ? ci + 2 : ci;
 
 	snprintf(word, sizeof(word), "rdi, 0x%llx",
 		 (unsigned long long)(rec->func | (uint64_t)rec->kind << 32 |
-				      (uint64_t)(RT_EVF_INLINE | rec->flags)
+				      (uint64_t)(RT_EVF_INLINE | rec->flags |
+						 (inside ? RT_IA_EVF_BELOW : 0))
 					      << 40));
 	snprintf(value, sizeof(value), "rsi, 0x%llx",
 		 (unsigned long long)rec->value);
 	snprintf(target, sizeof(target), "0x%llx",
 		 (unsigned long long)(RECORDER + r->call[RT_REC_TAIL]));
-	return is(&ci[0], "push", "rdi") && is(&ci[1], "push", "rsi") &&
-	       is(&ci[2], "movabs", value) && is(&ci[3], "movabs", word) &&
-	       is(&ci[4], "call", target) && is(&ci[5], "pop", "rsi") &&
-	       is(&ci[6], "pop", "rdi");
+	if (inside && !(is(&ci[0], "lea", "rsp, [rsp - 0x80]") &&
+			is(&ci[1], "pushfq", "") && is(&ci[9], "popfq", "") &&
+			is(&ci[10], "lea", "rsp, [rsp + 0x80]")))
+		return false;
+	return is(&c[0], "push", "rdi") && is(&c[1], "push", "rsi") &&
+	       is(&c[2], "movabs", value) && is(&c[3], "movabs", word) &&
+	       is(&c[4], "call", target) && is(&c[5], "pop", "rsi") &&
+	       is(&c[6], "pop", "rdi");
 }
 
 /* The trampoline of probe @i with the events @inl of inlined calls. */
@@ -991,13 +1004,14 @@ TEST_CASE(inlined_entry_mid_function_is_patched)
 	TEST_EQ(f.probes[probe_at(&f, 12)].patch_len, 0);
 
 	TEST_EQ(tramp_inl(&f, k, recs, 3, &ci, &n), 0);
-	TEST_EQ(n, 24);
-	TEST_TRUE(records_inlined(ci, r, &recs[0]));
-	TEST_TRUE(records_inlined(ci + 7, r, &recs[1]));
-	TEST_TRUE(records_inlined(ci + 14, r, &recs[2]));
-	TEST_TRUE(is(&ci[21], "lea", "eax, [rdi + 1]"));
-	TEST_TRUE(is(&ci[22], "imul", "eax, eax"));
-	TEST_TRUE(is(&ci[23], "jmp", "0x555555561009"));
+	/* mid-function: each record keeps the red zone and the flags */
+	TEST_EQ(n, 3 * RT_REC_INSIDE + 3);
+	TEST_TRUE(records_inlined(ci, r, &recs[0], true));
+	TEST_TRUE(records_inlined(ci + RT_REC_INSIDE, r, &recs[1], true));
+	TEST_TRUE(records_inlined(ci + 2 * RT_REC_INSIDE, r, &recs[2], true));
+	TEST_TRUE(is(&ci[3 * RT_REC_INSIDE], "lea", "eax, [rdi + 1]"));
+	TEST_TRUE(is(&ci[3 * RT_REC_INSIDE + 1], "imul", "eax, eax"));
+	TEST_TRUE(is(&ci[3 * RT_REC_INSIDE + 2], "jmp", "0x555555561009"));
 	cs_free(ci, n);
 	vec_free(&f.insns);
 }
@@ -1126,15 +1140,16 @@ TEST_CASE(inlined_entry_at_a_conditional_jump_recorded_after_it)
 	TEST_EQ(f.probes[k].patch_how, RT_PATCH_JUMP);
 
 	TEST_EQ(tramp_inl(&f, k, recs, 1, &ci, &n), 0);
-	TEST_EQ(n, 1 + 7 + 1 + 7 + 2);
+	TEST_EQ(n, 1 + RT_REC_INSIDE + 1 + RT_REC_INSIDE + 2);
 	snprintf(fall, sizeof(fall), "0x%llx",
-		 (unsigned long long)ci[9].address);
+		 (unsigned long long)ci[RT_REC_INSIDE + 2].address);
 	TEST_TRUE(is(&ci[0], "jbe", fall));
-	TEST_TRUE(records_inlined(ci + 1, r, &recs[0]));
-	TEST_TRUE(is(&ci[8], "jmp", "0x55555556100e"));
-	TEST_TRUE(records_inlined(ci + 9, r, &recs[0]));
-	TEST_TRUE(is(&ci[16], "mov", "eax, dword ptr [rsp + 8]"));
-	TEST_TRUE(is(&ci[17], "jmp", "0x55555556100a"));
+	TEST_TRUE(records_inlined(ci + 1, r, &recs[0], true));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE + 1], "jmp", "0x55555556100e"));
+	TEST_TRUE(records_inlined(ci + RT_REC_INSIDE + 2, r, &recs[0], true));
+	TEST_TRUE(is(&ci[2 * RT_REC_INSIDE + 2], "mov",
+		     "eax, dword ptr [rsp + 8]"));
+	TEST_TRUE(is(&ci[2 * RT_REC_INSIDE + 3], "jmp", "0x55555556100a"));
 	cs_free(ci, n);
 	TEST_EQ(tramp_inl(&f, k, recs, 2, &ci, &n), 0);
 	cs_free(ci, n);
@@ -1163,7 +1178,7 @@ TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
 	TEST_EQ(tramp_inl(&f, 0, recs, 1, &ci, &n), 0);
 	TEST_EQ(n, 4 + 7 + 4);
 	TEST_TRUE(records(ci, r, RT_REC_ENTRY, RT_EV_ENTRY));
-	TEST_TRUE(records_inlined(ci + 4, r, &recs[0]));
+	TEST_TRUE(records_inlined(ci + 4, r, &recs[0], false));
 	TEST_TRUE(is(&ci[11], "push", "rbp"));
 	cs_free(ci, n);
 	vec_free(&f.insns);
