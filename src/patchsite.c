@@ -310,9 +310,9 @@ static enum rt_inline_why entry_region(const struct scan *s, size_t min,
  * function's entry, the straight-line instructions from instruction @k,
  * at least @min bytes, moved after the recorder.  Something may land at
  * the entry itself (the top of a loop), never past it.  Unlike at a
- * function's entry, the flags may be live there, and the recorder
- * clobbers them: a conditional jump may only be the first instruction,
- * which the trampoline runs before recording (rt_patch_split). */
+ * function's entry, the flags may be live there: the trampoline keeps
+ * them across the recorder (rt_tramp_rec.inside), so a conditional jump
+ * may move too. */
 static enum rt_inline_why instance_region(const struct scan *s, size_t k,
 					  size_t min, struct region *r)
 {
@@ -323,8 +323,6 @@ static enum rt_inline_why instance_region(const struct scan *s, size_t k,
 		const struct rt_insn *in = &f->insns[j];
 		bool ends = len + in->len >= min;
 
-		if (in->cls == RT_INSN_JCC && j > k)
-			return RT_INLINE_KIND;
 		if (in->cls != RT_INSN_PLAIN && in->cls != RT_INSN_JCC &&
 		    !(ends && (in->cls == RT_INSN_JMP || is_call(in))))
 			return RT_INLINE_INSN;

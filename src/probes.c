@@ -499,6 +499,21 @@ static void add_instance_exit(struct rt_plan *p, struct rt_plan_inlined *pi,
 /* Probes one instance with a breakpoint at its entry, which must be an
  * instruction of its caller (decoded into @insns), and at its exit when
  * it has one; refusals are kept. */
+/* Whether a branch of the instance's code [@in, @end) goes back to its
+ * entry @in: the compiler made the call's first instruction the head of
+ * a loop of the call's own (a hash table's probe loop, say), and a probe
+ * there would count iterations. */
+static bool loop_head(const rt_insn_vec *insns, const struct rt_insn *in,
+		      rt_raddr end)
+{
+	for (const struct rt_insn *i = in; i < insns->v + insns->n &&
+					     i->addr < end; i++)
+		if ((i->cls == RT_INSN_JMP || i->cls == RT_INSN_JCC) &&
+		    i->target == in->addr)
+			return true;
+	return false;
+}
+
 static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			 const rt_insn_vec *insns, enum rt_refusal caller_why)
 {
@@ -517,6 +532,7 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 		pi->addr = in->addr;
 	pi->why = caller_why ? caller_why :
 		  !in	     ? RT_REFUSE_MID_INSN :
+		  loop_head(insns, in, s->end + p->bias) ? RT_REFUSE_LOOP_HEAD :
 			       check_site(in);
 	if (pi->why) {
 		pf->ninlined_refused++;

@@ -174,6 +174,9 @@ enum rt_refusal {
 	RT_REFUSE_MID_INSN,        /* the site is not where an instruction
 				    * of its function begins (an inlined
 				    * call's entry, from DWARF) */
+	RT_REFUSE_LOOP_HEAD,       /* an inlined call's entry that a branch
+				    * inside the call goes back to: it runs
+				    * once per iteration, not per call */
 	RT_REFUSE_MAX,
 };
 

@@ -1044,10 +1044,10 @@ TEST_CASE(inlined_entry_where_a_branch_lands_is_patched)
 
 /* A branch landing past the entry, inside the bytes a jump would
  * replace, keeps the breakpoint; so does an entry followed too soon by
- * an instruction that cannot move (the caller's return), or by a
- * conditional jump (it reads flags set before the entry, which the
- * recorder would have clobbered). */
-TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
+ * an instruction that cannot move (the caller's return).  A conditional
+ * jump after the entry moves: it reads flags set before the entry, which
+ * the trampoline keeps across the recorder. */
+TEST_CASE(inlined_entry_where_branches_and_jumps_are)
 {
 	static const uint8_t code[] = {
 		0x53,                          /* 0: push rbx */
@@ -1081,8 +1081,13 @@ TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
 		0xcc, 0xcc, 0xcc,
 	};
 	static const size_t at[] = { 3 }, at_ret[] = { 1 };
+	static const struct rt_inl_rec recs[] = {
+		{ INL_ID, RT_EV_ENTRY, RT_EVF_INLINED, LO + 3 },
+	};
+	const struct rt_recorder *r = rt_arch_recorder();
 	struct fn f = { 0 };
-	size_t k;
+	cs_insn *ci = NULL;
+	size_t k, n;
 
 	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
 	k = probe_at(&f, 3);
@@ -1096,8 +1101,16 @@ TEST_CASE(inlined_entry_refused_when_a_branch_lands_inside)
 
 	TEST_EQ(plan_inlined(&f, jcc, sizeof(jcc), at, 1), 0);
 	k = probe_at(&f, 3);
-	TEST_EQ(f.probes[k].inline_why, RT_INLINE_KIND);
-	TEST_EQ(f.probes[k].patch_len, 0);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[k].patch_len, 7);   /* mov, je, lea */
+	TEST_EQ(tramp_inl(&f, k, recs, 1, &ci, &n), 0);
+	TEST_EQ(n, RT_REC_INSIDE + 4);
+	TEST_TRUE(records_inlined(ci, r, &recs[0], true));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE], "mov", "ebx, edi"));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE + 1], "je", "0x55555556100c"));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE + 2], "lea", "eax, [rdi + 1]"));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE + 3], "jmp", "0x55555556100a"));
+	cs_free(ci, n);
 	vec_free(&f.insns);
 }
 
