@@ -365,8 +365,9 @@ static const char *const refusal_text[RT_REFUSE_MAX] = {
 	[RT_REFUSE_OUT_OF_RANGE] = "scratch slot out of reach (beyond 2 GiB)",
 	[RT_REFUSE_TRAP_SITE] = "a breakpoint is already at the site",
 	[RT_REFUSE_MID_INSN] = "not the start of an instruction",
-	[RT_REFUSE_LOOP_HEAD] = "the head of a loop inside the inlined call "
-				"(it would count iterations, not calls)",
+	/* one literal: a split one reads as a missing comma */
+	[RT_REFUSE_LOOP_HEAD] =
+		"the head of a loop inside the inlined call (it would count iterations, not calls)",
 };
 
 const char *rt_refusal_str(enum rt_refusal why)

@@ -255,6 +255,20 @@ static int entry_value(struct machine *m, const Dwarf_Op *op)
 	return push(m, regs[reg]) ? 0 : -ENOTSUP;
 }
 
+/* The value the expression holds itself (a constant the compiler folded),
+ * through libdw's accessor for the op's block. */
+static int implicit_value(struct machine *m, const Dwarf_Op *op)
+{
+	Dwarf_Block blk;
+
+	if (!m->attr || dwarf_getlocation_implicit_value(m->attr, op, &blk))
+		return -ENODATA;
+	m->at = AT_IMPLICIT;
+	m->implicit = blk.data;
+	m->implicit_len = blk.length;
+	return 0;
+}
+
 static int step(struct machine *m, const Dwarf_Op *op, struct lval *lv)
 {
 	uint8_t atom = op->atom;
@@ -273,10 +287,7 @@ static int step(struct machine *m, const Dwarf_Op *op, struct lval *lv)
 		m->at = AT_STACK;
 		return 0;
 	case DW_OP_implicit_value:
-		m->at = AT_IMPLICIT;
-		m->implicit = (const uint8_t *)(uintptr_t)op->number2;
-		m->implicit_len = op->number;
-		return 0;
+		return implicit_value(m, op);
 	case DW_OP_piece:
 		lv->kind = LV_BYTES;
 		lv->nbytes += op->number;
