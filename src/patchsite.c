@@ -1040,8 +1040,9 @@ bool rt_patch_split(const struct rt_probe *pr, const struct rt_insn *site,
 }
 
 /* Inlined calls that begin at a conditional jump, and nothing else
- * there: recorded after it, either way it goes (the recorder clobbers
- * the flags it reads); the code after it moved as usual. */
+ * there: recorded after it, either way it goes; the code after it moved
+ * as usual.  (Since the trampoline keeps the flags at such sites anyway,
+ * rt_tramp_rec.inside, this order is no longer needed for them.) */
 static int tramp_split(const struct rt_probe *pr, const rt_insn_vec *insns,
 		       size_t site, size_t ninl, struct rt_tramp_spec *out)
 {

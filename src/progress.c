@@ -45,14 +45,17 @@ static unsigned term_width(void)
 	return 80;
 }
 
-void rt_progress_start(const struct rt_opts *o)
+void rt_progress_listen(void)
 {
 	/* no SA_RESTART: the signal ends the loop's wait, as the tick does */
 	struct sigaction sa = { .sa_handler = on_usr1 };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGUSR1, &sa, NULL);
-	report_asked = 0;
+}
+
+void rt_progress_start(const struct rt_opts *o)
+{
 	memset(&pg, 0, sizeof(pg));
 	pg.tty = isatty(STDERR_FILENO);
 	pg.on = !o->quiet && (o->progress || (pg.tty && !o->hooks));

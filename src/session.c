@@ -932,6 +932,7 @@ int rt_session_record(const struct rt_opts *o)
 	int code = prepare(&t, o);
 
 	rt_stopsig_reset();
+	rt_progress_listen();
 	if (code)
 		goto out;
 	rt_launch_ignore_sigxfsz();

@@ -271,10 +271,10 @@ static enum rt_refusal emit_recs(struct x64_code *c,
 	return why;
 }
 
-/* Inlined calls that begin at a conditional jump: the recorder clobbers
- * the flags the jump reads, so the jump goes first and each way out
- * records the calls, the taken one then going on to the jump's target,
- * the other falling through to the moved code after the jump. */
+/* Inlined calls that begin at a conditional jump: the jump goes first
+ * and each way out records the calls, the taken one then going on to
+ * the jump's target, the other falling through to the moved code after
+ * the jump.  (The records keep the flags anyway: rec->inside.) */
 static enum rt_refusal emit_split(struct x64_code *c,
 				  const struct rt_tramp_spec *t,
 				  rt_raddr recorder)

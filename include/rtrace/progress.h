@@ -24,11 +24,16 @@ struct rt_progress_figures {
 	uint64_t log_bytes;  /* the log's size so far */
 };
 
-/* Starts the clock of the line and catches SIGUSR1.  The line is shown
+/* Starts the clock of the line (SIGUSR1: rt_progress_listen()).  The line is shown
  * when stderr is a terminal, or always with --progress; never with
  * --quiet, nor in a scripted session (its prompt and output have the
  * terminal) unless --progress asks. */
 void rt_progress_start(const struct rt_opts *o);
+
+/* Catches SIGUSR1 from now on: a request for an interim report, served
+ * once the trace loop runs.  Called before anything slow (calibration,
+ * the launch), so that an early signal does not kill rtrace. */
+void rt_progress_listen(void);
 
 /* Whether the line is shown and a redraw is due: one clock read. */
 bool rt_progress_due(void);
