@@ -551,7 +551,11 @@ static bool event_sane(const struct rt_inline_area *a,
 	    ev->kind != RT_EV_TAIL)
 		return false;
 	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER | RT_EVF_INLINED |
-			  RT_EVF_TIMED))
+			  RT_EVF_TIMED | RT_EVF_RESUMED))
+		return false;
+	/* an entry stub records a function's own entry */
+	if ((ev->flags & RT_EVF_RESUMED) &&
+	    (ev->kind != RT_EV_ENTRY || (ev->flags & RT_EVF_INLINED)))
 		return false;
 	/* an inlined call has an entry and an exit, no tail jump */
 	if ((ev->flags & RT_EVF_INLINED) && ev->kind == RT_EV_TAIL)
