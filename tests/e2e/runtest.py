@@ -56,7 +56,6 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   trap_time_tolerance float  the same under --engine trap, where a
                          call's times carry the compensation of
                          every stop inside it            time_tolerance
-  time_tolerance_of dict  a function's own time_tolerance      {}
   time_floor_ns   int    TIME and NATIVE checks pass within
                          this many ns even when that is more
                          than time_tolerance (tiny functions)   0
@@ -308,7 +307,6 @@ DEFAULTS = {
     "v0": False,
     "time_tolerance": 0.10,
     "trap_time_tolerance": None,
-    "time_tolerance_of": {},
     "time_floor_ns": 0,
     "time_runs": 3,
     "timeout": 120,
@@ -1282,7 +1280,6 @@ def check_time(cx, runs, path, tag, kind="TIME"):
     tol, floor = cx.case["time_tolerance"], cx.case["time_floor_ns"]
     if cx.opts.engine == "trap" and cx.case["trap_time_tolerance"]:
         tol = cx.case["trap_time_tolerance"]
-    tol = cx.case["time_tolerance_of"].get(path, tol)
     busy = machine_busy()
     whats = (("total", 0), ("self", 1)) if kind == "TIME" else (("fastest", 0),)
     for what, i in whats:
