@@ -30,7 +30,7 @@
 #define PR_FMT "analysis"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/analysis.h"
-#include "rtrace/calibrate.h"
+#include "rtrace/stopcost.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
