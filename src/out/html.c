@@ -234,9 +234,7 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		marks_cell(out, rep, r, legend);
 		fputs("<td class=\"name\">", out);
 		rt_xml_string(out, r->name);
-		if (r->ambiguous)
-			rt_where_mark(out, r->fn);
-		rt_inlined_mark(out, &r->st, r->inlined_sites);
+		rt_row_notes(out, r);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {
 			fprintf(out, "<td class=\"name\">%u ", r->id);

@@ -36,7 +36,9 @@ marks and notes that prints:
          click) names the text's function, and its mark cell shows the
          text's marks, rendered: displayed, of non-zero size, inside the
          page, not covered (the element at its centre, scrolled to, is
-         it) and 9 px or larger
+         it) and 9 px or larger; its function cell says what the text's
+         row says after the marks (the name, and the bracketed notes:
+         inlined calls, instances, unwound calls...)
   notes  every line the text prints under its table (the legend of
          each mark the rows have, explanations, warnings) and in its
          header after the duration (how the figures were made, how the
@@ -364,11 +366,11 @@ MIN_FONT_PX = 9
 
 
 def text_report(opts, log):
-    """(rows, notes) of `rtrace report`: rows as (function, marks) in the
-    table's order, the marks being the one word of capitals before the
-    name (the time columns are figures, units and "-"); notes the lines
-    of the header after HEADER_FACTS, without their label, and every line
-    under the table."""
+    """(rows, notes, text) of `rtrace report`: rows as (function, marks,
+    what follows the marks) in the table's order, the marks being the one
+    word of capitals before the name (the time columns are figures, units
+    and "-"); notes the lines of the header after HEADER_FACTS, without
+    their label, and every line under the table."""
     text = rtrace(opts, "report", "--color", "never", log).decode()
     names = [f["name"] for f in json.loads(
         rtrace(opts, "report", "--format", "json", log))["functions"]]
@@ -389,9 +391,12 @@ def text_report(opts, log):
         m = re.search(r"(?:^|\s)" + re.escape(name) + r"(?=\s|$)", ln)
         before = ln[:m.start()].split() if m else []
         marks = before[-1] if before and re.fullmatch("[A-Z]+", before[-1]) else ""
-        rows.append((name if m else "(%s not on: %s)" % (name, ln), marks))
+        said = " ".join(ln[m.start():].split()) if m else \
+            "(%s not on: %s)" % (name, ln)
+        rows.append((name, marks, said))
     if end != len(names):
-        rows.append(("(%d rows in the text, %d in the json)" % (end, len(names)), ""))
+        rows.append(("", "", "(%d rows in the text, %d in the json)" %
+                     (end, len(names))))
     notes += [ln.strip() for ln in body[end:] if ln.strip()]
     return rows, notes, text
 
@@ -485,17 +490,17 @@ def check_marks(opts, t, b, what, log, shot):
     page = b.eval(ROWS_JS)
     t.row(what, "a page row per text row", len(page) == len(rows), len(rows),
           len(page))
-    wrong = ["%s: %r, page %s: %r" % (n, m, p["name"], p["marks"])
-             for (n, m), p in zip(rows, page)
-             if not p["name"].startswith(n) or p["marks"] != m]
-    t.row(what, "each row: the text's marks", not wrong, "%d marked" % len(marked),
-          "%d wrong" % len(wrong), "\n".join(wrong))
-    hidden = ["%s: %s" % (n, p["shown"]) for (n, m), p in zip(rows, page)
+    wrong = ["%s: %r, page %s: %r" % (said, m, p["name"], p["marks"])
+             for (n, m, said), p in zip(rows, page)
+             if p["name"] != said or p["marks"] != m]
+    t.row(what, "each row: the text's marks, name and notes", not wrong,
+          "%d marked" % len(marked), "%d wrong" % len(wrong), "\n".join(wrong))
+    hidden = ["%s: %s" % (n, p["shown"]) for (n, m, said), p in zip(rows, page)
               if p["shown"]]
     t.row(what, "each mark rendered", not hidden, "", "%d not" % len(hidden),
           "\n".join(hidden))
-    legend = {m[0] for _, ms in marked for m in ms} - {n[0] for n in notes
-                                                       if n[1:2] == ":"}
+    legend = {c for r in marked for c in r[1]} - {n[0] for n in notes
+                                                  if n[1:2] == ":"}
     t.row(what, "text: a legend line per mark", not legend, "", "".join(legend))
     seen = b.eval(NOTES_JS % json.dumps(notes))
     unseen = ["%s: %s" % (n, r["shown"]) for n, r in zip(notes, seen) if r["shown"]]
