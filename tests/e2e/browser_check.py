@@ -38,7 +38,8 @@ marks and notes that prints:
          page, not covered (the element at its centre, scrolled to, is
          it) and 9 px or larger; its function cell says what the text's
          row says after the marks (the name, and the bracketed notes:
-         inlined calls, instances, unwound calls...)
+         inlined calls, instances, unwound calls...); hovering over a
+         mark shows its line of the text's legend (its title)
   notes  every line the text prints under its table (the legend of
          each mark the rows have, explanations, warnings) and in its
          header after the duration (how the figures were made, how the
@@ -435,14 +436,20 @@ ROWS_JS = RENDERED_JS + r"""
                           function (th) { return norm(th.textContent); });
   var mc = heads.indexOf('mark'), nc = heads.indexOf('function');
   return [].map.call(document.querySelectorAll('table.fn tbody tr'), function (tr) {
-    var m = tr.cells[mc], shown = [];
-    // each piece of text in the cell, in the element that holds it
+    var m = tr.cells[mc], shown = [], tips = {};
+    // each piece of text in the cell, in the element that holds it, and
+    // the tooltip of each letter
     var w = document.createTreeWalker(m, NodeFilter.SHOW_TEXT);
-    while (w.nextNode())
-      if (norm(w.currentNode.nodeValue))
-        shown.push(rendered(w.currentNode.parentElement));
+    while (w.nextNode()) {
+      var e = w.currentNode.parentElement, tip = e.closest('[title]');
+      if (!norm(w.currentNode.nodeValue)) continue;
+      shown.push(rendered(e));
+      norm(w.currentNode.nodeValue).split('').forEach(function (c) {
+        tips[c] = tip ? norm(tip.getAttribute('title')) : '';
+      });
+    }
     return {name: norm(tr.cells[nc].innerText), marks: norm(m.innerText),
-            shown: shown.filter(function (s) { return s; }).join('; ')};
+            tips: tips, shown: shown.filter(function (s) { return s; }).join('; ')};
   });
 })()
 """
@@ -502,6 +509,11 @@ def check_marks(opts, t, b, what, log, shot):
     legend = {c for r in marked for c in r[1]} - {n[0] for n in notes
                                                   if n[1:2] == ":"}
     t.row(what, "text: a legend line per mark", not legend, "", "".join(legend))
+    lines = {n[0]: " ".join(n.split()) for n in notes if n[1:2] == ":"}
+    tips = ["%s %s: %r" % (p["name"], c, tip) for p in page
+            for c, tip in sorted(p["tips"].items()) if tip != lines.get(c)]
+    t.row(what, "each mark's tooltip: its legend line", not tips, "",
+          "%d not" % len(tips), "\n".join(tips))
     seen = b.eval(NOTES_JS % json.dumps(notes))
     unseen = ["%s: %s" % (n, r["shown"]) for n, r in zip(notes, seen) if r["shown"]]
     t.row(what, "each note of the text, rendered", not unseen,
