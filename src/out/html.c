@@ -33,7 +33,8 @@ static const char style[] =
 "table.fn td { text-align: right; font-family: monospace; white-space: nowrap; }\n"
 "table.fn td.name, table.fn th.name { text-align: left; white-space: normal; }\n"
 "table.fn td.mark { white-space: nowrap; }\n"
-"abbr.mark { font-weight: bold; color: #a40; cursor: help; margin-right: 1px; }\n"
+".mark { font-weight: bold; color: #a40; }\n"
+"abbr.mark { cursor: help; margin-right: 1px; }\n"
 "ul.tree, ul.tree ul { list-style: none; padding: 0; margin: 0; }\n"
 "ul.tree, .tree-head { font-family: monospace; font-size: 0.9em; }\n"
 "ul.tree summary, ul.tree .leaf, .tree-head { white-space: pre; }\n"
@@ -117,6 +118,9 @@ static void text_lines(FILE *out, const char *key, rt_say_fn *say,
 			continue;
 		}
 		fputs("<p class=\"note\">", out);
+		/* a line of the marks' legend: its letter as in the table */
+		if (line[0] >= 'A' && line[0] <= 'Z' && line[1] == ':')
+			fprintf(out, "<b class=\"mark\">%c</b>", *line++);
 		rt_xml_string(out, line);
 		fputs("</p>\n", out);
 	}
