@@ -32,6 +32,7 @@
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arch.h"
 #include "rtrace/calibrate.h"
+#include "rtrace/launch.h"
 #include "rtrace/log.h"
 #include "rtrace/tracee.h"
 #include "rtrace/util.h"
@@ -181,9 +182,6 @@ static int serve(pid_t pid, struct split *sp)
 
 static int run_child(int fds[2], struct split *sp, pid_t *pid)
 {
-	int status;
-	struct rt_wait w;
-
 	pid_t parent = getpid();
 
 	*pid = fork();
@@ -193,16 +191,8 @@ static int run_child(int fds[2], struct split *sp, pid_t *pid)
 		close(fds[0]);
 		child_main(fds[1], sp, parent);
 	}
-	if (waitpid(*pid, &status, WUNTRACED) != *pid)
-		return -ECHILD;
-	rt_waitstatus_decode(*pid, status, &w);
-	if (w.kind != RT_STOP_SIGNAL ||
-	    rt_tracee_seize(*pid, rt_tracee_options(false, true))) {
-		kill(*pid, SIGKILL);
-		waitpid(*pid, &status, 0);
+	if (rt_launch_take_over(*pid, rt_tracee_options(false, true)))
 		return -EPERM;
-	}
-	kill(*pid, SIGCONT);
 	return serve(*pid, sp);
 }
 
