@@ -15,12 +15,12 @@
 #define PR_FMT "merge"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/evlog.h"
+#include "rtrace/exit.h"
 #include "rtrace/log.h"
 #include "rtrace/marks.h"
 #include "rtrace/merge.h"
 #include "rtrace/output.h"
 #include "rtrace/report.h"
-#include "rtrace/session.h"
 #include "rtrace/util.h"
 
 struct merged {
