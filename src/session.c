@@ -672,23 +672,33 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 	res->stopped = rt_tracer_stopped(tr, &res->nstopped);
 }
 
-static int launch_and_trace(struct target *t, const struct rt_opts *o,
-			    const struct rt_stop_cost *cost,
-			    struct rt_evlog_writer **w,
-			    struct run_result *res)
+/* What the tracer is told of @o and of target @t, whose symbols and
+ * inlined calls it takes over.  A program rtrace launched dies with it
+ * (@launched); one it attached to must outlive it. */
+static struct rt_tracer_config tracer_config(const struct target *t,
+					     const struct rt_opts *o,
+					     bool launched)
 {
-	struct rt_tracer_config cfg = {
+	return (struct rt_tracer_config){
 		.matcher = t->matcher, .follow = !o->no_follow,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
-		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
-		.first_n = t->n, .first_inlined = t->inl,
-		.inlined = o->inlined,
+		.exitkill = launched, .first_syms = t->syms,
+		.first_idx = t->idx, .first_n = t->n,
+		.first_inlined = t->inl, .inlined = o->inlined,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
 		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
 	};
+}
+
+static int launch_and_trace(struct target *t, const struct rt_opts *o,
+			    const struct rt_stop_cost *cost,
+			    struct rt_evlog_writer **w,
+			    struct run_result *res)
+{
+	struct rt_tracer_config cfg = tracer_config(t, o, true);
 	struct rt_tracer *tr;
 	pid_t pid;
 
@@ -742,17 +752,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 			    const struct rt_stop_cost *cost,
 			    struct rt_evlog_writer **w, struct run_result *res)
 {
-	struct rt_tracer_config cfg = {
-		.matcher = t->matcher, .follow = !o->no_follow,
-		.count_only = o->count_only, .coverage = o->coverage,
-		.stack_depth = o->stack_depth, .mem = o->mem,
-		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
-		.first_inlined = t->inl, .inlined = o->inlined,
-		.inline_engine = o->engine != RT_ENGINE_TRAP,
-		.stop_at = t->stop_at,
-		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
-		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
-	};
+	struct rt_tracer_config cfg = tracer_config(t, o, false);
 	struct rt_tracer *tr;
 	int err;
 
