@@ -3,6 +3,7 @@
 #ifndef RTRACE_ARCH_REGS_H
 #define RTRACE_ARCH_REGS_H
 
+#include <elf.h>
 #include <sys/user.h>
 
 struct rt_regs {
@@ -10,5 +11,6 @@ struct rt_regs {
 };
 
 #define RT_ARCH_NAME "x86_64"
+#define RT_ARCH_ELF_MACHINE EM_X86_64  /* of the programs it traces */
 
 #endif

@@ -35,6 +35,11 @@ void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip);
 rt_raddr rt_arch_sp(const struct rt_regs *r);
 void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp);
 
+/* The stack pointer a function has at its first instruction when its
+ * caller's was @caller_sp at the call (x86-64: the return address is
+ * pushed below it). */
+rt_raddr rt_arch_entry_sp(rt_raddr caller_sp);
+
 /* Integer return value register as seen at a function's exit. */
 uint64_t rt_arch_retval(const struct rt_regs *r);
 
