@@ -27,6 +27,7 @@
 
 #define PR_FMT "inline"
 #define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/arch.h"
 #include "rtrace/inline-layout.h"
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
@@ -94,7 +95,7 @@ static bool tsc_usable(void)
 
 	if (read_file("/proc/cpuinfo", &info, &len))
 		return false;
-	ok = strstr(info, " constant_tsc") && strstr(info, " nonstop_tsc");
+	ok = rt_arch_cycles_steady(info);
 	free(info);
 	return ok;
 }

@@ -274,6 +274,15 @@ struct rt_recorder {
  * has none. */
 uint64_t rt_arch_cycles(void);
 
+/* Whether that counter is a clock: it ticks at one rate whatever the
+ * CPU's frequency, and through its idle states (read from the CPU's
+ * flags in @cpuinfo, the text of /proc/cpuinfo). */
+bool rt_arch_cycles_steady(const char *cpuinfo);
+
+/* How far a jump from a probe site reaches, either way: the scratch
+ * area must lie this close to the code it serves. */
+rt_raddr rt_arch_jump_reach(void);
+
 /* The thread pointer of the calling thread, as the recorder reads it. */
 uint64_t rt_arch_self_tp(void);
 
