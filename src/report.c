@@ -11,10 +11,10 @@
 
 #define PR_FMT "report"
 #define PR_DOMAIN RT_DOM_ANALYSIS
-#include "rtrace/arch.h"
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/match.h"
+#include "rtrace/refusal.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
 

@@ -19,6 +19,7 @@
 #include "rtrace/raddr.h"
 #include "rtrace/vec.h"
 #include "arch-regs.h"
+#include "rtrace/refusal.h"
 
 /* ---- registers -------------------------------------------------------- */
 
@@ -167,31 +168,10 @@ size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
 				      size_t len),
 			  void *ctx, rt_raddr *targets, size_t max);
 
-/* Why a site cannot be displaced; RT_REFUSE_NONE when it can. */
-enum rt_refusal {
-	RT_REFUSE_NONE,
-	RT_REFUSE_UNDECODABLE,     /* the function's bytes do not decode */
-	RT_REFUSE_NO_CODE,         /* size 0, or bytes outside any section */
-	RT_REFUSE_BRANCH_OTHER,    /* loop/jrcxz/xbegin at a probe site */
-	RT_REFUSE_STACK_CALL,      /* indirect call through a stack operand */
-	RT_REFUSE_OUT_OF_RANGE,    /* the scratch slot cannot reach a target */
-	RT_REFUSE_TRAP_SITE,       /* the site already holds a breakpoint */
-	RT_REFUSE_MID_INSN,        /* the site is not where an instruction
-				    * of its function begins (an inlined
-				    * call's entry, from DWARF) */
-	RT_REFUSE_LOOP_HEAD,       /* an inlined call's entry that a branch
-				    * inside the call goes back to: it runs
-				    * once per iteration, not per call */
-	RT_REFUSE_MAX,
-};
-
 /* The address an indirect jump or call through memory (@insn, placed at
  * its run-time address) reads its target from, when that address is
  * fixed (RIP-relative or absolute): 0 and *slot, or -ENOENT. */
 int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot);
-
-/* Short text for a refusal, for -l and the report; static string. */
-const char *rt_refusal_str(enum rt_refusal why);
 
 /* How a thread leaves a probe site after the hit was recorded. */
 enum rt_resume_kind {
