@@ -160,9 +160,9 @@ static size_t index_of(const struct rt_patch_func *f, rt_raddr addr)
 static bool pad_after_end(const struct rt_patch_func *f, rt_raddr at,
 			  size_t need)
 {
-	uint8_t buf[RT_PATCH_MAX + 16];
+	uint8_t buf[RT_PATCH_MAX + RT_ARCH_INSN_MAX];
 	rt_insn_vec pads = { 0 };
-	size_t covered = 0, len = need + 15;
+	size_t covered = 0, len = need + RT_ARCH_INSN_MAX;
 	bool ok;
 
 	/* a long nop may run past what is needed; the next function may

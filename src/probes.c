@@ -1157,9 +1157,12 @@ static void place_calib(struct rt_plan *p)
 static void place_recorder(struct rt_plan *p)
 {
 	const struct rt_recorder *rec = rt_arch_recorder();
-	size_t at = p->recorder - p->base;
+	size_t at = p->recorder - p->base, tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 
-	memset(p->code.v + p->code.n, 0xcc, at - p->code.n);
+	/* the gap is never run: breakpoints, should anything land there */
+	for (size_t i = p->code.n; i < at; i++)
+		p->code.v[i] = trap[(i - p->code.n) % tlen];
 	p->code.n = at;
 	memcpy(p->code.v + p->code.n, rec->code, rec->len);
 	p->code.n += rec->len;

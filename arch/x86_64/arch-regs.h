@@ -11,6 +11,7 @@ struct rt_regs {
 };
 
 #define RT_ARCH_NAME "x86_64"
+#define RT_ARCH_INSN_MAX 15          /* the longest instruction there is */
 #define RT_ARCH_ELF_MACHINE EM_X86_64  /* of the programs it traces */
 
 #endif
