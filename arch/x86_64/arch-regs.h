@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* x86-64 register file as PTRACE_GETREGS returns it. */
+/* x86-64 register file: the NT_PRSTATUS register set of ptrace. */
 #ifndef RTRACE_ARCH_REGS_H
 #define RTRACE_ARCH_REGS_H
 

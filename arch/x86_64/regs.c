@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The register half of the x86-64 port: breakpoint and helper code bytes,
- * and accessors over struct user_regs_struct as PTRACE_GETREGS returns it.
+ * and accessors over struct user_regs_struct, the NT_PRSTATUS register set.
  */
 #include <linux/audit.h>
 #include <stddef.h>
