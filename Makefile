@@ -8,7 +8,8 @@
 #                       rtrace built with ASan + UBSan
 #   make fuzz           build the libFuzzer harnesses (clang), run each
 #                       FUZZ_TIME seconds (default 60)
-#   make lint           clang-tidy (.clang-tidy) over src/ and arch/
+#   make lint           the choke points (tests/lint/chokepoints.py), then
+#                       clang-tidy (.clang-tidy) over src/ and arch/
 
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -84,6 +85,7 @@ fuzz:
 # warning options (a gcc-only -W) are not findings.  C files only: the
 # recorder is assembly.
 lint: build
+	@tests/lint/chokepoints.py
 	@.ci/install-deps lint
 	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) \
 	    -extra-arg=-Wno-unknown-warning-option '$(CURDIR)/(src|arch)/.*\.c$$'
