@@ -152,6 +152,19 @@ static bool only_inlined(struct target *t, size_t i)
 	return found;
 }
 
+/* What to do about a program without DWARF: cargo's release profile has
+ * none unless asked (cargo rtrace asks). */
+#define DEBUG_INFO_HINT                                                        \
+	"build it with CARGO_PROFILE_RELEASE_DEBUG=true, or with cargo rtrace"
+
+/* Whether the program has DWARF, where inlined calls are described. */
+static bool has_dwarf(const struct target *t)
+{
+	uint64_t bias;
+
+	return rt_symbols_dwarf(t->syms, &bias) != NULL;
+}
+
 /* A pattern must match in the program, unless the program starts others
  * (cargo running test binaries) and rtrace follows them: it is matched
  * again after every exec. */
@@ -186,8 +199,16 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 			continue;
 		}
 		crates = crate_list(t->syms);
-		pr_err("pattern '%s' matches no function in %s; crates in it: "
-		       "%s", t->include.v[i], t->path, crates);
+		if (!has_dwarf(t))
+			pr_err("pattern '%s' matches no function in %s, which "
+			       "has no debug information to find the "
+			       "functions inlined everywhere (%s); crates in "
+			       "it: %s", t->include.v[i], t->path,
+			       DEBUG_INFO_HINT, crates);
+		else
+			pr_err("pattern '%s' matches no function in %s; "
+			       "crates in it: %s", t->include.v[i], t->path,
+			       crates);
 		free(crates);
 		return RT_EXIT_USAGE;
 	}
@@ -196,6 +217,8 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 
 static int select_functions(struct target *t, const struct rt_opts *o)
 {
+	int err;
+
 	for (size_t i = 0; i < o->include.n; i++)
 		vec_push(&t->include, o->include.v[i]);
 	if (!t->include.n) {
@@ -228,7 +251,12 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 		    .idx = t->idx, .n = t->n,
 		    .later = !o->no_follow && rt_symbols_can_exec(t->syms) }))
 		return RT_EXIT_USAGE;
-	return check_hits(t, o);
+	err = check_hits(t, o);
+	if (!err && o->inlined && !has_dwarf(t))
+		pr_warn("%s has no debug information: calls the compiler "
+			"inlined are not counted, nor functions it inlined "
+			"everywhere (%s)", t->path, DEBUG_INFO_HINT);
+	return err;
 }
 
 /* The executable of running process @pid: its symbols are read through
