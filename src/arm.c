@@ -351,7 +351,7 @@ static void start_inline(struct rt_process *p, const struct rt_plan *plan,
 			"-v) with too little room left for an event area: "
 			"breakpoints everywhere", p->pid);
 	else if (err)
-		pr_warn("process %d: no inline probes (event area: %s); "
+		pr_warn("process %d: no jump probes (event area: %s); "
 			"breakpoints everywhere", p->pid, strerror(-err));
 }
 

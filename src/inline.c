@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PR_FMT "inline"
+#define PR_FMT "jump"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/inline-layout.h"
 #include "rtrace/inline.h"
@@ -852,7 +852,7 @@ uint64_t rt_inline_event_cost(void)
 		clock_start();
 		cost = measure_cost();
 		measured = true;
-		pr_dbg("an inline event costs the program %" PRIu64 " ns",
+		pr_dbg("a jump-probe event costs the program %" PRIu64 " ns",
 		       cost);
 	}
 	return cost;

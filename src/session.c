@@ -503,7 +503,7 @@ int rt_session_list(const struct rt_opts *o)
 	if (only)
 		printf(" (%zu of them exist only inlined)", only);
 	printf(":\n  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
-	       "tails", inl ? " inline " : "", "function");
+	       "tails", inl ? " jump   " : "", "function");
 	shown = list_funcs(plan, inl, &refused);
 	printf("%zu probed, %zu cannot be probed", shown - refused, refused);
 	if (rt_plan_ninlined(plan))
@@ -829,7 +829,7 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 
 	if (!st->inline_sites)
 		return;
-	fprintf(stderr, "rtrace: stats: inline engine: %s of %s sites patched "
+	fprintf(stderr, "rtrace: stats: jump probes: %s of %s function sites patched "
 		"(%.1f %%), %s events recorded without a stop (%.2f %%)\n",
 		rt_fmt_count(a, sizeof(a), st->inline_sites),
 		rt_fmt_count(b, sizeof(b), st->sites),

@@ -49,9 +49,9 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "calls", rep->sum.calls, true);
 	json_u64(out, "inlined_calls", rep->sum.inlined_calls, true);
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
-	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
+	json_u64(out, "jump_cost_ns", rep->sum.inline_cost_ns, true);
 	json_u64(out, "sites", rep->sites, true);
-	json_u64(out, "inline_sites", rep->inline_sites, true);
+	json_u64(out, "jump_sites", rep->inline_sites, true);
 	json_u64(out, "stop_events", rep->sum.stop_events, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end && rep->end->how != RT_END_RUNNING ?
@@ -154,7 +154,7 @@ static int json_write(FILE *out, const struct rt_report *rep,
 	for (size_t i = 0; rep->inline_sites && i < rep->ntrapped; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
 		rt_json_string(out, rep->trapped[i].name);
-		fprintf(out, ", \"sites\": %u, \"inline\": %u}",
+		fprintf(out, ", \"sites\": %u, \"jump\": %u}",
 			rep->trapped[i].sites, rep->trapped[i].inline_sites);
 	}
 	fputs("],\n\"stopped\": [", out);

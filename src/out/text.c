@@ -85,7 +85,7 @@ void rt_text_figures(FILE *out, const struct rt_report *rep)
 		      "only\n", out);
 	else if (rep->sum.stop_cost_ns && rep->sum.inline_cost_ns)
 		fprintf(out, "times exclude rtrace's cost of %s per stop and "
-			"%s per inline event (--raw-times keeps it)\n",
+			"%s per jump-probe event (--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns),
 			rt_fmt_duration(i, sizeof(i), rep->sum.inline_cost_ns));
 	else if (rep->sum.stop_cost_ns)
@@ -94,7 +94,7 @@ void rt_text_figures(FILE *out, const struct rt_report *rep)
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
 	else
 		fputs("times are raw: they include rtrace's costs (per stop, "
-		      "per inline event)\n",
+		      "per jump-probe event)\n",
 		      out);
 }
 
@@ -105,7 +105,8 @@ static void print_trapped(FILE *out, const struct rt_report *rep)
 {
 	if (!rep->inline_sites)
 		return;
-	fprintf(out, "inline: %" PRIu64 " of %" PRIu64 " sites patched",
+	fprintf(out, "jump probes: %" PRIu64 " of %" PRIu64
+		" function sites patched",
 		rep->inline_sites, rep->sites);
 	for (size_t i = 0; i < rep->ntrapped && i < TRAPPED_SHOWN; i++)
 		fprintf(out, "%s%s (%u of %u)", i ? ", " : "; breakpoints in ",
