@@ -243,6 +243,34 @@ static void print_times(FILE *out, const struct rt_report *rep, bool color)
 	}
 }
 
+/* Whether a shown row has the "[N inlined, S sites]" mark (@inl), and
+ * whether one has calls with no time (@untimed): their legends go only
+ * under a table that has them. */
+static void shown_marks(const struct rt_report *rep, bool *inl, bool *untimed)
+{
+	*inl = *untimed = false;
+	for (size_t i = 0; i < rep->nrows; i++) {
+		*inl |= rep->rows[i].st.inlined || rep->rows[i].inlined_sites;
+		*untimed |= rep->rows[i].st.untimed != 0;
+	}
+}
+
+static void print_inlined_legend(FILE *out, const struct rt_report *rep)
+{
+	bool inl, untimed;
+
+	shown_marks(rep, &inl, &untimed);
+	if (!inl)
+		return;
+	fprintf(out, "[N inlined, S sites]: N of the calls were inlined by the "
+		"compiler (at S places), counted at their entry%s\n",
+		rep->mode != RT_REPORT_TIMES ? "." :
+		"; timed where their instance's end is probed too.");
+	if (untimed && rep->mode == RT_REPORT_TIMES)
+		fputs("[timed: T]: only T of the calls have a time: the time "
+		      "columns are theirs (- when none has one).\n", out);
+}
+
 void rt_text_notes(FILE *out, const struct rt_report *rep)
 {
 	bool counts = rep->mode != RT_REPORT_TIMES;
@@ -259,13 +287,7 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 		      "outer recursive call only); self: total minus traced "
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
-	if (rep->sum.inlined_calls)
-		fprintf(out, "[N inlined, S sites]: N of the calls were "
-			"inlined by the compiler (at S places), counted at "
-			"their entry%s\n", counts ? "." :
-			"; timed where their instance's end is probed too.\n"
-			"[timed: T]: only T of the calls have a time: the time "
-			"columns are theirs (- when none has one).");
+	print_inlined_legend(out, rep);
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected functions (rtrace -l "
 			"says why)\n", rep->nrefused);
