@@ -415,7 +415,7 @@ void rt_arm_kept_warn(const struct rt_process *p,
 	pr_warn("process %d: the program changed its code at %zu probe "
 		"site%s (the first at %" PRIxRADDR "%s%s); rtrace left the "
 		"program's bytes there",
-		p->pid, kept->n, kept->n == 1 ? "" : "s", kept->first,
+		p->pid, kept->n, rt_s(kept->n), kept->first,
 		kept->func ? ", in " : "", kept->func ? kept->func : "");
 }
 

@@ -311,7 +311,7 @@ static void write_text(FILE *out, const struct side *a, const struct side *b,
 	}
 	fprintf(out, "\n%zu function%s compared; %zu called only in the new "
 		"run (new), %zu only in the old one (gone).  +/-: new minus "
-		"old.\n", n, n == 1 ? "" : "s", added, gone);
+		"old.\n", n, rt_s(n), added, gone);
 }
 
 /* ---- json and csv ------------------------------------------------------- */

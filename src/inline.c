@@ -610,8 +610,9 @@ static void recording_back_on(struct rt_inline_area *a)
 					__ATOMIC_ACQUIRE);
 
 	if (lost != a->lost_seen) {
-		pr_warn("process %d: %" PRIu64 " events not recorded while "
-			"rtrace did not answer", a->pid, lost - a->lost_seen);
+		pr_warn("process %d: %" PRIu64 " event%s not recorded while "
+			"rtrace did not answer", a->pid, lost - a->lost_seen,
+			rt_s(lost - a->lost_seen));
 		a->unrecorded += lost - a->lost_seen;
 		a->lost_seen = lost;
 	}

@@ -106,8 +106,8 @@ static void print_trapped(FILE *out, const struct rt_report *rep)
 	if (!rep->inline_sites)
 		return;
 	fprintf(out, "jump probes: %" PRIu64 " of %" PRIu64
-		" function sites patched",
-		rep->inline_sites, rep->sites);
+		" function site%s patched",
+		rep->inline_sites, rep->sites, rt_s(rep->sites));
 	for (size_t i = 0; i < rep->ntrapped && i < TRAPPED_SHOWN; i++)
 		fprintf(out, "%s%s (%u of %u)", i ? ", " : "; breakpoints in ",
 			rep->trapped[i].name,
@@ -226,8 +226,9 @@ static void print_counts(FILE *out, const struct rt_report *rep)
 
 static void print_uncalled(FILE *out, const struct rt_report *rep)
 {
-	fprintf(out, "\ncovered: %zu of %zu probed functions were called%s\n",
+	fprintf(out, "\ncovered: %zu of %zu probed %s called%s\n",
 		rep->nfuncs_probed - rep->nuncalled, rep->nfuncs_probed,
+		rep->nfuncs_probed == 1 ? "function was" : "functions were",
 		rep->nuncalled ? "; never called:" : "");
 	for (size_t i = 0; i < rep->nuncalled; i++)
 		fprintf(out, "  %s\n", rep->uncalled[i]);
@@ -276,8 +277,9 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 	bool counts = rep->mode != RT_REPORT_TIMES;
 
 	if (rep->nrows < rep->nrows_all)
-		fprintf(out, "... %zu more rows (--limit)\n",
-			rep->nrows_all - rep->nrows);
+		fprintf(out, "... %zu more row%s (--limit)\n",
+			rep->nrows_all - rep->nrows,
+			rt_s(rep->nrows_all - rep->nrows));
 	if (rep->nrows_all == 0)
 		fputs("(no traced function was called)\n", out);
 	if (rep->mode == RT_REPORT_COVERAGE)
@@ -289,8 +291,8 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 		      out);
 	print_inlined_legend(out, rep);
 	if (rep->nrefused)
-		fprintf(out, "not probed: %zu selected functions (rtrace -l "
-			"says why)\n", rep->nrefused);
+		fprintf(out, "not probed: %zu selected function%s (rtrace -l "
+			"says why)\n", rep->nrefused, rt_s(rep->nrefused));
 	rt_marks_legend(out, rep);
 	print_trapped(out, rep);
 	print_stopped(out, rep);
