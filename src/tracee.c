@@ -124,6 +124,11 @@ int rt_tracee_getregs(pid_t tid, struct rt_regs *r)
 	return checked(ptrace(PTRACE_GETREGS, tid, 0, r), "getregs", tid);
 }
 
+int rt_tracee_getfpregs(pid_t tid, struct rt_fpregs *f)
+{
+	return checked(ptrace(PTRACE_GETFPREGS, tid, 0, f), "getfpregs", tid);
+}
+
 int rt_tracee_setregs(pid_t tid, const struct rt_regs *r)
 {
 	return checked(ptrace(PTRACE_SETREGS, tid, 0, r), "setregs", tid);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* x86-64 register file as PTRACE_GETREGS returns it. */
+/* x86-64 register file as PTRACE_GETREGS returns it, and the x87/SSE
+ * state as PTRACE_GETFPREGS returns it. */
 #ifndef RTRACE_ARCH_REGS_H
 #define RTRACE_ARCH_REGS_H
 
@@ -7,6 +8,10 @@
 
 struct rt_regs {
 	struct user_regs_struct r;
+};
+
+struct rt_fpregs {
+	struct user_fpregs_struct f;   /* xmm0-15 in xmm_space */
 };
 
 #define RT_ARCH_NAME "x86_64"
