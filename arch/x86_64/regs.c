@@ -181,7 +181,7 @@ size_t rt_arch_dwarf_vreg(const struct rt_fpregs *f, unsigned reg,
 	if (reg < X64_DWARF_XMM0 || reg >= X64_DWARF_XMM0 + 16)
 		return 0;
 	memcpy(out, (const uint8_t *)f->f.xmm_space +
-			    16 * (reg - X64_DWARF_XMM0), n);
+			    (size_t)16 * (reg - X64_DWARF_XMM0), n);
 	return n;
 }
 
