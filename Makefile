@@ -1,6 +1,7 @@
 # The front door.  Two commands on a fresh Debian machine:
 #   make demo   install what is missing, build, trace the bundled example
-#   make test   install what is missing, build, run every test
+#   make test   install what is missing (Chromium too, for the browser
+#               test), build, run every test
 # Everything else is CMake (build/) and CTest.  Hardening, each in its own
 # build directory (tests/fuzz/README.md):
 #   make test-sanitize  the tests again (all but three slow e2e ones),
@@ -40,12 +41,14 @@ demo: build
 	@$(BUILD)/rtrace -f 'demo::*' -o $(BUILD)/demo.rtrace $(BUILD)/examples/demo 1000
 
 test: build
+	@.ci/install-deps test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
 test-e2e: build
+	@.ci/install-deps test
 	cd $(BUILD) && ctest --output-on-failure -L e2e
 
 # rtrace runs under the sanitizers as it is, ptrace and all: LSan's exit

@@ -967,6 +967,23 @@ static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
 	return pr->func | (uint64_t)kind << 32 | (uint64_t)flags << 40;
 }
 
+bool rt_patch_stub_fits(const struct rt_probe *pr)
+{
+	return pr->kinds == RT_PROBE_ENTRY && pr->role == RT_ROLE_TRACED &&
+	       !pr->patch_len && pr->res.kind == RT_RESUME_SLOT;
+}
+
+void rt_patch_stub(const struct rt_probe *pr, struct rt_tramp_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->rec[0] = (struct rt_tramp_rec){
+		RT_REC_ENTRY,
+		rec_word(pr, RT_EV_ENTRY) | (uint64_t)RT_EVF_RESUMED << 40, 0,
+		false };
+	out->nrec = 1;
+	out->back = pr->res.target;
+}
+
 /* What the recorder is called for at @pr, in order: the function's
  * entry, the inlined calls that end and begin there (as at a
  * breakpoint), its exit or tail jump. */

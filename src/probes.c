@@ -1103,14 +1103,17 @@ size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
 	size_t tlen;
 
-	size_t patched = 0;
+	size_t patched = 0, stubs = 0;
 
 	rt_arch_trap_bytes(&tlen);
-	vec_for_each(&p->probes, pr)
+	vec_for_each(&p->probes, pr) {
 		patched += pr->patch_len != 0;
+		stubs += pr->kinds == RT_PROBE_ENTRY;
+	}
 	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
 				RT_PLAN_CALIB_STOPS * tlen +
-				(patched ? patched * RT_ARCH_TRAMP_MAX +
+				(patched ? (patched + stubs) *
+							   RT_ARCH_TRAMP_MAX +
 						   rt_arch_recorder()->len +
 						   RT_PLAN_REC_ALIGN
 					 : 0) + 1, 4096);
@@ -1162,6 +1165,28 @@ static void place_recorder(struct rt_plan *p)
 	p->code.n += rec->len;
 }
 
+/* Entry stubs for the entries that keep a breakpoint, once the patched
+ * sites are known: a stub that cannot be built leaves the entry to be
+ * recorded at its stop. */
+static void place_stubs(struct rt_plan *p)
+{
+	vec_for_each(&p->probes, pr) {
+		struct rt_tramp_spec t;
+		rt_raddr at = p->base + p->code.n;
+		size_t len;
+
+		pr->entry_stub = 0;
+		if (!rt_patch_stub_fits(pr))
+			continue;
+		rt_patch_stub(pr, &t);
+		if (rt_arch_tramp_build(&t, at, p->recorder,
+					p->code.v + p->code.n, &len))
+			continue;
+		pr->entry_stub = at;
+		p->code.n += len;
+	}
+}
+
 /* Builds each patched site's trampoline; a site whose trampoline cannot
  * be built, or reached, keeps its breakpoint. */
 static void place_tramps(struct rt_plan *p)
@@ -1171,8 +1196,8 @@ static void place_tramps(struct rt_plan *p)
 	uint8_t jump[16];
 
 	vec_for_each(&p->probes, pr)
-		npatched += pr->patch_len != 0;
-	if (!npatched)
+		npatched += pr->patch_len != 0 || pr->kinds == RT_PROBE_ENTRY;
+	if (!rt_plan_npatched(p))
 		return;
 	/* trampolines go before the recorder, which must stay in reach */
 	p->recorder = ALIGN_UP(p->base + p->code.n +
@@ -1208,6 +1233,7 @@ static void place_tramps(struct rt_plan *p)
 	}
 	vec_free(&insns);
 	settle_joined(p);
+	place_stubs(p);
 	place_recorder(p);
 }
 

@@ -4,6 +4,7 @@
 #ifndef RTRACE_ARCH_REGS_H
 #define RTRACE_ARCH_REGS_H
 
+#include <elf.h>
 #include <sys/user.h>
 
 struct rt_regs {
@@ -15,5 +16,6 @@ struct rt_fpregs {
 };
 
 #define RT_ARCH_NAME "x86_64"
+#define RT_ARCH_ELF_MACHINE EM_X86_64  /* of the programs it traces */
 
 #endif

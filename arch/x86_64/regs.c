@@ -51,6 +51,11 @@ rt_raddr rt_arch_sp(const struct rt_regs *r)
 	return r->r.rsp;
 }
 
+rt_raddr rt_arch_entry_sp(rt_raddr caller_sp)
+{
+	return caller_sp - sizeof(uint64_t);
+}
+
 void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp)
 {
 	r->r.rsp = sp;

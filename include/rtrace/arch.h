@@ -37,6 +37,11 @@ void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip);
 rt_raddr rt_arch_sp(const struct rt_regs *r);
 void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp);
 
+/* The stack pointer a function has at its first instruction when its
+ * caller's was @caller_sp at the call (x86-64: the return address is
+ * pushed below it). */
+rt_raddr rt_arch_entry_sp(rt_raddr caller_sp);
+
 /* Integer return value register as seen at a function's exit. */
 uint64_t rt_arch_retval(const struct rt_regs *r);
 
@@ -279,6 +284,15 @@ struct rt_recorder {
 /* The time stamp counter the recorder reads, read here; 0 when the CPU
  * has none. */
 uint64_t rt_arch_cycles(void);
+
+/* Whether that counter is a clock: it ticks at one rate whatever the
+ * CPU's frequency, and through its idle states (read from the CPU's
+ * flags in @cpuinfo, the text of /proc/cpuinfo). */
+bool rt_arch_cycles_steady(const char *cpuinfo);
+
+/* How far a jump from a probe site reaches, either way: the scratch
+ * area must lie this close to the code it serves. */
+rt_raddr rt_arch_jump_reach(void);
 
 /* The thread pointer of the calling thread, as the recorder reads it. */
 uint64_t rt_arch_self_tp(void);
