@@ -878,7 +878,7 @@ static void warn_unknown(const struct rt_evlog_reader *r, uint64_t n)
 		return;
 	warned = r;
 	pr_warn("%" PRIu64 " call%s of a function the log's table does not "
-		"hold (a damaged log) left out", n, n == 1 ? "" : "s");
+		"hold (a damaged log) left out", n, rt_s(n));
 }
 
 int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,

@@ -352,7 +352,7 @@ static void start_inline(struct rt_process *p, const struct rt_plan *plan,
 			"-v) with too little room left for an event area: "
 			"breakpoints everywhere", p->pid);
 	else if (err)
-		pr_warn("process %d: no inline probes (event area: %s); "
+		pr_warn("process %d: no jump probes (event area: %s); "
 			"breakpoints everywhere", p->pid, strerror(-err));
 }
 
@@ -416,7 +416,7 @@ void rt_arm_kept_warn(const struct rt_process *p,
 	pr_warn("process %d: the program changed its code at %zu probe "
 		"site%s (the first at %" PRIxRADDR "%s%s); rtrace left the "
 		"program's bytes there",
-		p->pid, kept->n, kept->n == 1 ? "" : "s", kept->first,
+		p->pid, kept->n, rt_s(kept->n), kept->first,
 		kept->func ? ", in " : "", kept->func ? kept->func : "");
 }
 

@@ -97,9 +97,9 @@ static const char help_text[] =
 "Trace the functions of a Rust program: exact call counts, and total\n"
 "(inclusive) and self (exclusive) times per function.  Probes are jumps\n"
 "to code rtrace adds to the process, which records each call without\n"
-"stopping it, and breakpoints where a jump is not provably safe.  No\n"
-"recompilation, no root.  The program's output is left untouched; the\n"
-"report goes to stderr.\n"
+"stopping it (jump probes, the default engine), and breakpoints only\n"
+"where a jump is not provably safe.  No recompilation, no root.  The\n"
+"program's output is left untouched; the report goes to stderr.\n"
 "\n"
 "Commands:\n"
 "  (none)          record PROGRAM into the log, then print the report\n"
@@ -158,12 +158,14 @@ static const char help_text[] =
 "                       SIGUSR1 prints an interim report of the calls\n"
 "                       recorded so far; the trace goes on\n"
 "      --stats          print the stops and rtrace's system calls per hit,\n"
-"                       the share of events recorded inline, and the\n"
-"                       functions whose breakpoints stopped the program\n"
-"      --engine=E       inline (default): a jump to a trampoline that\n"
-"                       records the event inside the process, without a\n"
-"                       stop, where that is provably safe, and a\n"
-"                       breakpoint elsewhere (-l says where and why);\n"
+"                       the share of events the jump probes recorded\n"
+"                       without a stop, and the functions whose\n"
+"                       breakpoints stopped the program\n"
+"      --engine=E       jump (default; also spelt inline, the old name):\n"
+"                       jump probes, a jump to a trampoline that records\n"
+"                       the event inside the process, without a stop,\n"
+"                       where that is provably safe, and a breakpoint\n"
+"                       elsewhere (-l says where and why);\n"
 "                       trap: a breakpoint everywhere, a stop per hit\n"
 "      --no-inlined     out-of-line calls only.  By default the calls the\n"
 "                       compiler inlined count too: a probe (a jump where\n"
@@ -388,12 +390,14 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_STATS: o->stats = true; break;
 	case OPT_PROGRESS: o->progress = true; break;
 	case OPT_ENGINE:
-		if (strcmp(arg, "inline") == 0)
+		/* "inline" is the old name of the jump probes */
+		if (strcmp(arg, "jump") == 0 || strcmp(arg, "inline") == 0)
 			o->engine = RT_ENGINE_INLINE;
 		else if (strcmp(arg, "trap") == 0)
 			o->engine = RT_ENGINE_TRAP;
 		else
-			return bad("--engine is inline or trap, not '%s'", arg);
+			return bad("--engine is jump (or its old name inline) "
+				   "or trap, not '%s'", arg);
 		break;
 	case 'p': return parse_pid(arg, o);
 	case OPT_DURATION:

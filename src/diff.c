@@ -7,7 +7,10 @@
  * side.  A change is new minus old; the relative change is taken on the
  * old figure, and is "new" when the old one was zero.  When either run
  * holds no times (--count, --coverage), only calls are compared, and the
- * output says so.
+ * output says so.  A function whose calls in a run have no time (calls the
+ * compiler inlined, their end not probed) has an unknown time there, not
+ * zero: shown as "-" (null in JSON, empty in CSV), and no change is
+ * computed from it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -126,17 +129,31 @@ static const struct rt_fstats *or_none(const struct rt_fstats *st)
 	return st ? st : &none;
 }
 
+/* Whether a side's times are known: not called there (no time at all),
+ * or some call of it timed (the calls the compiler inlined may have none:
+ * their time is unknown, not zero). */
+static bool known(const struct rt_fstats *st)
+{
+	return !st || rt_fstats_timed(st);
+}
+
+/* Whether the change of the times can be computed. */
+static bool both_known(const struct pair *p)
+{
+	return known(p->old) && known(p->new);
+}
+
 static int64_t change(const struct pair *p, enum rt_sort key)
 {
 	const struct rt_fstats *a = or_none(p->old), *b = or_none(p->new);
 
 	switch (key) {
 	case RT_SORT_TOTAL:
-		return (int64_t)(b->total - a->total);
+		return both_known(p) ? (int64_t)(b->total - a->total) : 0;
 	case RT_SORT_CALLS:
 		return (int64_t)(b->calls - a->calls);
 	default:
-		return (int64_t)(b->self - a->self);
+		return both_known(p) ? (int64_t)(b->self - a->self) : 0;
 	}
 }
 
@@ -236,6 +253,26 @@ static void text_header(FILE *out, const struct side *a,
 		"self +/-", "self %", "total new", "total +/-", "function");
 }
 
+/* A side's time in @width columns, "-" when it is not known. */
+static const char *time_col(char *buf, size_t len, const struct rt_fstats *st,
+			    uint64_t ns, int width)
+{
+	if (known(st))
+		return rt_fmt_duration_col(buf, len, ns, width);
+	snprintf(buf, len, "%*s", width, "-");
+	return buf;
+}
+
+/* The change of a time, "-" when either side's is not known. */
+static const char *change_col(char *buf, size_t len, const struct pair *p,
+			      uint64_t a, uint64_t b, int width)
+{
+	if (both_known(p))
+		return signed_duration(buf, len, (int64_t)(b - a), width);
+	snprintf(buf, len, "%*s", width, "-");
+	return buf;
+}
+
 static void text_row(FILE *out, const struct pair *p, bool timed)
 {
 	const struct rt_fstats *a = or_none(p->old), *b = or_none(p->new);
@@ -248,14 +285,13 @@ static void text_row(FILE *out, const struct pair *p, bool timed)
 		relative(rc, sizeof(rc), a->calls, b->calls));
 	if (timed)
 		fprintf(out, "  %s %s %s %8s  %s %s",
-			rt_fmt_duration_col(sa, sizeof(sa), a->self, 11),
-			rt_fmt_duration_col(sb, sizeof(sb), b->self, 11),
-			signed_duration(ds, sizeof(ds),
-					(int64_t)(b->self - a->self), 12),
-			relative(rs, sizeof(rs), a->self, b->self),
-			rt_fmt_duration_col(tb, sizeof(tb), b->total, 11),
-			signed_duration(dt, sizeof(dt),
-					(int64_t)(b->total - a->total), 12));
+			time_col(sa, sizeof(sa), p->old, a->self, 11),
+			time_col(sb, sizeof(sb), p->new, b->self, 11),
+			change_col(ds, sizeof(ds), p, a->self, b->self, 12),
+			both_known(p) ? relative(rs, sizeof(rs), a->self,
+						 b->self) : "",
+			time_col(tb, sizeof(tb), p->new, b->total, 11),
+			change_col(dt, sizeof(dt), p, a->total, b->total, 12));
 	else
 		fprintf(out, "  %11s %11s %12s %8s  %11s %12s", "-", "-", "-",
 			"", "-", "-");
@@ -275,7 +311,7 @@ static void write_text(FILE *out, const struct side *a, const struct side *b,
 	}
 	fprintf(out, "\n%zu function%s compared; %zu called only in the new "
 		"run (new), %zu only in the old one (gone).  +/-: new minus "
-		"old.\n", n, n == 1 ? "" : "s", added, gone);
+		"old.\n", n, rt_s(n), added, gone);
 }
 
 /* ---- json and csv ------------------------------------------------------- */
@@ -299,9 +335,27 @@ static void json_stats(FILE *out, const char *key,
 		fprintf(out, "\"%s\": null", key);
 		return;
 	}
-	fprintf(out, "\"%s\": {\"calls\": %" PRIu64 ", \"total_ns\": %" PRIu64
-		", \"self_ns\": %" PRIu64 "}", key, st->calls, st->total,
-		st->self);
+	fprintf(out, "\"%s\": {\"calls\": %" PRIu64 ", ", key, st->calls);
+	if (known(st))
+		fprintf(out, "\"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
+			"}", st->total, st->self);
+	else
+		fputs("\"total_ns\": null, \"self_ns\": null}", out);
+}
+
+/* new minus old; the times null when either side's is not known */
+static void json_change(FILE *out, const struct pair *p)
+{
+	const struct rt_fstats *x = or_none(p->old), *y = or_none(p->new);
+
+	fprintf(out, ", \"change\": {\"calls\": %" PRId64 ", ",
+		(int64_t)(y->calls - x->calls));
+	if (both_known(p))
+		fprintf(out, "\"total_ns\": %" PRId64 ", \"self_ns\": %" PRId64
+			"}}", (int64_t)(y->total - x->total),
+			(int64_t)(y->self - x->self));
+	else
+		fputs("\"total_ns\": null, \"self_ns\": null}}", out);
 }
 
 static void write_json(FILE *out, const struct side *a, const struct side *b,
@@ -313,9 +367,6 @@ static void write_json(FILE *out, const struct side *a, const struct side *b,
 	fprintf(out, "  \"times_compared\": %s,\n  \"functions\": [",
 		timed ? "true" : "false");
 	for (size_t i = 0; i < n; i++) {
-		const struct rt_fstats *x = or_none(v[i].old),
-				       *y = or_none(v[i].new);
-
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
 		rt_json_string(out, v[i].name);
 		fprintf(out, ", \"status\": \"%s\", ", !v[i].old ? "new" :
@@ -323,13 +374,18 @@ static void write_json(FILE *out, const struct side *a, const struct side *b,
 		json_stats(out, "old", v[i].old);
 		fputs(", ", out);
 		json_stats(out, "new", v[i].new);
-		fprintf(out, ", \"change\": {\"calls\": %" PRId64 ", "
-			"\"total_ns\": %" PRId64 ", \"self_ns\": %" PRId64 "}}",
-			(int64_t)(y->calls - x->calls),
-			(int64_t)(y->total - x->total),
-			(int64_t)(y->self - x->self));
+		json_change(out, &v[i]);
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
+}
+
+/* A side's time as a CSV field: empty when it is not known. */
+static void csv_time(FILE *out, const struct rt_fstats *st, uint64_t ns)
+{
+	if (known(st))
+		fprintf(out, ",%" PRIu64, ns);
+	else
+		fputc(',', out);
 }
 
 static void write_csv(FILE *out, const struct pair *v, size_t n)
@@ -341,10 +397,13 @@ static void write_csv(FILE *out, const struct pair *v, size_t n)
 				       *y = or_none(v[i].new);
 
 		rt_csv_field(out, v[i].name);
-		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 "\n", !v[i].old ? "new" :
-			!v[i].new ? "gone" : "both", x->calls, y->calls,
-			x->total, y->total, x->self, y->self);
+		fprintf(out, ",%s,%" PRIu64 ",%" PRIu64, !v[i].old ? "new" :
+			!v[i].new ? "gone" : "both", x->calls, y->calls);
+		csv_time(out, v[i].old, x->total);
+		csv_time(out, v[i].new, y->total);
+		csv_time(out, v[i].old, x->self);
+		csv_time(out, v[i].new, y->self);
+		fputc('\n', out);
 	}
 }
 

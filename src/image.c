@@ -107,6 +107,14 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
 			tr->st.funcs++;
 	}
 	count_sites(plan, inl, rows, n);
+	/* --stats counts the sites the report counts: those of the rows
+	 * it shows (not rtrace's own hooks, nor the inlined calls') */
+	for (size_t i = 0; i < n; i++) {
+		if (rows[i].flags & RT_FUNC_HELPER)
+			continue;
+		tr->st.sites += rows[i].sites;
+		tr->st.inline_sites += rows[i].inline_sites;
+	}
 	rt_evlog_write_funcs(tr->cfg.log, rows, n);
 	free(rows);
 }
@@ -460,17 +468,6 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 	return 0;
 }
 
-/* The sites of @plan reached by a jump: patched, or joined to a site
- * whose trampoline records them. */
-static size_t inline_sites(const struct rt_plan *plan)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < rt_plan_nprobes(plan); i++)
-		n += rt_probe_inline(rt_plan_probe(plan, i));
-	return n;
-}
-
 /* Inlined instances probed, those timed, and their probes that are
  * jumps, for --stats. */
 static void count_instances(const struct rt_plan *plan, bool jumps,
@@ -499,12 +496,8 @@ int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 	int err = p->img->plan ? rt_arm_image(p, p->img, tid, deferred_sig)
 			       : 0;
 
-	if (!err && p->img->plan) {
-		tr->st.sites += rt_plan_nprobes(p->img->plan);
-		if (p->ia)
-			tr->st.inline_sites += inline_sites(p->img->plan);
+	if (!err && p->img->plan)
 		count_instances(p->img->plan, p->ia, &tr->st);
-	}
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)
 			err = rt_arm_image(p, *lib, tid, deferred_sig);

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define PR_FMT "inline"
+#define PR_FMT "jump"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
 #include "rtrace/inline-layout.h"
@@ -615,8 +615,9 @@ static void recording_back_on(struct rt_inline_area *a)
 					__ATOMIC_ACQUIRE);
 
 	if (lost != a->lost_seen) {
-		pr_warn("process %d: %" PRIu64 " events not recorded while "
-			"rtrace did not answer", a->pid, lost - a->lost_seen);
+		pr_warn("process %d: %" PRIu64 " event%s not recorded while "
+			"rtrace did not answer", a->pid, lost - a->lost_seen,
+			rt_s(lost - a->lost_seen));
 		a->unrecorded += lost - a->lost_seen;
 		a->lost_seen = lost;
 	}
@@ -857,7 +858,7 @@ uint64_t rt_inline_event_cost(void)
 		clock_start();
 		cost = measure_cost();
 		measured = true;
-		pr_dbg("an inline event costs the program %" PRIu64 " ns",
+		pr_dbg("a jump-probe event costs the program %" PRIu64 " ns",
 		       cost);
 	}
 	return cost;

@@ -79,11 +79,11 @@ void rt_progress_draw(const struct rt_progress_figures *f)
 				     dt : 0;
 	int n;
 
-	n = snprintf(line, sizeof(line), "rtrace: %.1f s, %s calls, %s "
-		     "events/s, %s stops, log %s", (t - pg.t0) / 1e9,
-		     rt_fmt_count(c, sizeof(c), f->calls),
+	n = snprintf(line, sizeof(line), "rtrace: %.1f s, %s call%s, %s "
+		     "events/s, %s stop%s, log %s", (t - pg.t0) / 1e9,
+		     rt_fmt_count(c, sizeof(c), f->calls), rt_s(f->calls),
 		     rt_fmt_count(r, sizeof(r), rate),
-		     rt_fmt_count(s, sizeof(s), f->stops),
+		     rt_fmt_count(s, sizeof(s), f->stops), rt_s(f->stops),
 		     rt_fmt_bytes(b, sizeof(b), f->log_bytes));
 	pg.drawn_at = t;
 	pg.events_at_draw = f->events;

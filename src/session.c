@@ -182,7 +182,7 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 		if (n) {
 			pr_err("pattern '%s' matches %zu function%s in %s, and "
 			       "the excludes (-e) take away every one",
-			       t->include.v[i], n, n == 1 ? "" : "s", t->path);
+			       t->include.v[i], n, rt_s(n), t->path);
 			return RT_EXIT_USAGE;
 		}
 		if (!o->inlined && only_inlined(t, i)) {
@@ -569,18 +569,21 @@ int rt_session_list(const struct rt_opts *o)
 		    &plan);
 	t.inl = NULL;  /* the plan's now */
 	only = count_inlined_only(plan);
-	printf("%zu of %zu functions in %s selected by %s%s", t.n + only,
-	       rt_symbols_count(t.syms) + only, t.path, t.include.v[0],
+	printf("%zu of %zu function%s in %s selected by %s%s", t.n + only,
+	       rt_symbols_count(t.syms) + only,
+	       rt_s(rt_symbols_count(t.syms) + only), t.path, t.include.v[0],
 	       t.include.n > 1 ? " and more" : "");
 	if (only)
 		printf(" (%zu of them exist only inlined)", only);
 	printf(":\n  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
-	       "tails", inl ? " inline " : "", "function");
+	       "tails", inl ? " jump   " : "", "function");
 	shown = list_funcs(plan, inl, &refused);
 	printf("%zu probed, %zu cannot be probed", shown - refused, refused);
 	if (rt_plan_ninlined(plan))
-		printf("; %zu inlined instances probed, %zu not",
+		printf("; %zu inlined instance%s probed, %zu not",
 		       rt_plan_ninlined(plan) - count_refused_inlined(plan),
+		       rt_s(rt_plan_ninlined(plan) -
+			    count_refused_inlined(plan)),
 		       count_refused_inlined(plan));
 	putchar('\n');
 	rt_plan_put(plan);
@@ -867,14 +870,15 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 
 	if (o->quiet)
 		return;
-	fprintf(stderr, "rtrace: traced %llu function%s (%s), %s hits, %s "
-		"events in %llu thread%s; log: %s\n",
-		(unsigned long long)res->st.funcs,
-		res->st.funcs == 1 ? "" : "s", t->include.v[0],
+	fprintf(stderr, "rtrace: traced %llu function%s (%s), %s hit%s, %s "
+		"event%s in %llu thread%s; log: %s\n",
+		(unsigned long long)res->st.funcs, rt_s(res->st.funcs),
+		t->include.v[0],
 		rt_fmt_count(c, sizeof(c), res->st.hits + res->st.inline_events),
-		rt_fmt_count(e, sizeof(e), events),
-		(unsigned long long)res->st.threads,
-		res->st.threads == 1 ? "" : "s", o->log_path);
+		rt_s(res->st.hits + res->st.inline_events),
+		rt_fmt_count(e, sizeof(e), events), rt_s(events),
+		(unsigned long long)res->st.threads, rt_s(res->st.threads),
+		o->log_path);
 	if (dropped)
 		fprintf(stderr, "rtrace: the log is cut short (a write "
 			"failed); its report covers what was written\n");
@@ -883,14 +887,16 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 			"rings: calls are missing from the log (warnings "
 			"above)\n");
 	if (res->st.inline_unrecorded)
-		fprintf(stderr, "rtrace: %s events were not recorded while "
-			"rtrace did not answer: calls are missing from the "
-			"log\n", rt_fmt_count(c, sizeof(c),
-					      res->st.inline_unrecorded));
+		fprintf(stderr, "rtrace: %s %s not recorded while rtrace "
+			"did not answer: calls are missing from the log\n",
+			rt_fmt_count(c, sizeof(c), res->st.inline_unrecorded),
+			res->st.inline_unrecorded == 1 ? "event was" :
+							 "events were");
 	if (res->st.refused)
-		fprintf(stderr, "rtrace: %llu selected functions cannot be "
+		fprintf(stderr, "rtrace: %llu selected function%s cannot be "
 			"probed; rtrace -l says why\n",
-			(unsigned long long)res->st.refused);
+			(unsigned long long)res->st.refused,
+			rt_s(res->st.refused));
 }
 
 /* The inline engine's share: of the sites, and of the events. */
@@ -901,12 +907,14 @@ static void print_inline_stats(const struct rt_tracer_stats *st)
 
 	if (!st->inline_sites)
 		return;
-	fprintf(stderr, "rtrace: stats: inline engine: %s of %s sites patched "
-		"(%.1f %%), %s events recorded without a stop (%.2f %%)\n",
+	fprintf(stderr, "rtrace: stats: jump probes: %s of %s function site%s "
+		"patched (%.1f %%), %s event%s recorded without a stop "
+		"(%.2f %%)\n",
 		rt_fmt_count(a, sizeof(a), st->inline_sites),
-		rt_fmt_count(b, sizeof(b), st->sites),
+		rt_fmt_count(b, sizeof(b), st->sites), rt_s(st->sites),
 		100.0 * st->inline_sites / (st->sites ? st->sites : 1),
 		rt_fmt_count(c, sizeof(c), st->inline_events),
+		rt_s(st->inline_events),
 		100.0 * st->inline_events / (all ? all : 1));
 }
 
@@ -918,12 +926,14 @@ static void print_inlined_stats(const struct rt_tracer_stats *st)
 
 	if (!st->inl_instances)
 		return;
-	fprintf(stderr, "rtrace: stats: inlined calls: %s instances probed, "
-		"%s of them timed (their end probed too); %s probes, %s of "
+	fprintf(stderr, "rtrace: stats: inlined calls: %s instance%s probed, "
+		"%s of them timed (their end probed too); %s probe%s, %s of "
 		"them jumps\n",
 		rt_fmt_count(a, sizeof(a), st->inl_instances),
+		rt_s(st->inl_instances),
 		rt_fmt_count(b, sizeof(b), st->inl_timed),
 		rt_fmt_count(c, sizeof(c), st->inl_instances + st->inl_timed),
+		rt_s(st->inl_instances + st->inl_timed),
 		rt_fmt_count(d, sizeof(d), st->inl_jumps));
 }
 
@@ -942,8 +952,9 @@ static void print_stopped(const struct run_result *res)
 			res->stopped[i].name,
 			rt_fmt_count(c, sizeof(c), res->stopped[i].stops));
 	if (res->nstopped > STOPPED_SHOWN)
-		fprintf(stderr, " and %zu more functions",
-			res->nstopped - STOPPED_SHOWN);
+		fprintf(stderr, " and %zu more function%s",
+			res->nstopped - STOPPED_SHOWN,
+			rt_s(res->nstopped - STOPPED_SHOWN));
 	fputs(" (rtrace -l says why)\n", stderr);
 }
 
@@ -954,12 +965,13 @@ static void print_stats(const struct run_result *res, uint64_t events)
 	uint64_t all = res->st.hits + res->st.inline_events;
 	double hits = all ? (double)all : 1;
 
-	fprintf(stderr, "rtrace: stats: %s probe hits, %s ptrace stops "
-		"(%.3f per hit), %s system calls (%.2f per hit), %s events\n",
-		rt_fmt_count(h, sizeof(h), all),
-		rt_fmt_count(s, sizeof(s), res->st.stops),
+	fprintf(stderr, "rtrace: stats: %s probe hit%s, %s ptrace stop%s "
+		"(%.3f per hit), %s system call%s (%.2f per hit), %s event%s\n",
+		rt_fmt_count(h, sizeof(h), all), rt_s(all),
+		rt_fmt_count(s, sizeof(s), res->st.stops), rt_s(res->st.stops),
 		res->st.stops / hits, rt_fmt_count(sc, sizeof(sc), res->syscalls),
-		res->syscalls / hits, rt_fmt_count(d, sizeof(d), events));
+		rt_s(res->syscalls), res->syscalls / hits,
+		rt_fmt_count(d, sizeof(d), events), rt_s(events));
 	/* with events recorded in the program, the time is not the stops' */
 	if (res->st.inline_events)
 		fprintf(stderr, "rtrace: stats: %s tracing\n",

@@ -132,6 +132,14 @@ int rt_tracee_getregs(pid_t tid, struct rt_regs *r)
 		       "getregs", tid);
 }
 
+int rt_tracee_getfpregs(pid_t tid, struct rt_fpregs *f)
+{
+	struct iovec iov = { .iov_base = f, .iov_len = sizeof(*f) };
+
+	return checked(ptrace(PTRACE_GETREGSET, tid, NT_PRFPREG, &iov),
+		       "getfpregs", tid);
+}
+
 int rt_tracee_setregs(pid_t tid, const struct rt_regs *r)
 {
 	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* x86-64 register file: the NT_PRSTATUS register set of ptrace. */
+/* x86-64 register file: the NT_PRSTATUS register set of ptrace, and the
+ * x87/SSE state, its NT_PRFPREG set. */
 #ifndef RTRACE_ARCH_REGS_H
 #define RTRACE_ARCH_REGS_H
 
@@ -8,6 +9,10 @@
 
 struct rt_regs {
 	struct user_regs_struct r;
+};
+
+struct rt_fpregs {
+	struct user_fpregs_struct f;   /* xmm0-15 in xmm_space */
 };
 
 #define RT_ARCH_NAME "x86_64"

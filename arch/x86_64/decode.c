@@ -581,6 +581,7 @@ static const struct {
 struct saves {
 	csh h;
 	struct rt_regs *r;
+	const struct rt_fpregs *fp;    /* NULL: xmm stores end the run */
 	uint32_t unknown;              /* bit i: gprs[i] */
 	struct rt_spill *out;
 	size_t max, n;
@@ -708,6 +709,26 @@ static bool run_mov(struct saves *s, const cs_insn *ci)
 	return true;
 }
 
+/* movss, movsd: an xmm register's low 4 or 8 bytes to a stack slot (how
+ * unoptimised code spills float arguments). */
+static bool run_fstore(struct saves *s, const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const cs_x86_op *a = &x->operands[0], *b = &x->operands[1];
+	uint8_t bytes[16];
+	uint64_t v = 0;
+
+	if (!s->fp || x->op_count != 2 || !is_stack_slot(a) ||
+	    b->type != X86_OP_REG || b->reg < X86_REG_XMM0 ||
+	    b->reg > X86_REG_XMM15 || a->size > sizeof(v) ||
+	    rt_arch_dwarf_vreg(s->fp, X64_DWARF_XMM0 +
+				      (unsigned)(b->reg - X86_REG_XMM0),
+			       bytes, sizeof(bytes)) < a->size)
+		return false;
+	memcpy(&v, bytes, a->size);
+	return store(s, s->r->r.rsp + a->mem.disp, a->size, v);
+}
+
 /* lea of a stack slot or of something beside the code (a constant the
  * optimiser passes in place of an argument). */
 static bool run_lea(struct saves *s, const cs_insn *ci)
@@ -795,14 +816,18 @@ static bool run_save(struct saves *s, const cs_insn *ci)
 		return x->op_count == 2 && run_mov(s, ci);
 	case X86_INS_LEA:
 		return x->op_count == 2 && run_lea(s, ci);
+	case X86_INS_MOVSS:
+	case X86_INS_MOVSD:
+		return run_fstore(s, ci);
 	}
 	return run_probe_loop(s, ci, cmp);
 }
 
 size_t rt_arch_run_saves(const uint8_t *code, size_t len, struct rt_regs *r,
-			 struct rt_spill *out, size_t max)
+			 const struct rt_fpregs *fp, struct rt_spill *out,
+			 size_t max)
 {
-	struct saves s = { .r = r, .out = out, .max = max };
+	struct saves s = { .r = r, .fp = fp, .out = out, .max = max };
 	const uint8_t *code0 = code;
 	size_t len0 = len, steps = 0;
 	struct rt_regs start;

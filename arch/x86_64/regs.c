@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The register half of the x86-64 port: breakpoint and helper code bytes,
- * and accessors over struct user_regs_struct, the NT_PRSTATUS register set.
+ * and accessors over struct user_regs_struct, the NT_PRSTATUS register set
+ * (and over the xmm registers of struct user_fpregs_struct, NT_PRFPREG).
  */
 #include <linux/audit.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rtrace/arch.h"
 #include "rtrace/compiler.h"
@@ -173,6 +175,24 @@ const uint8_t *rt_arch_ret_code(size_t *len)
 {
 	*len = sizeof(ret_code);
 	return ret_code;
+}
+
+size_t rt_arch_dwarf_vreg(const struct rt_fpregs *f, unsigned reg,
+			  uint8_t *out, size_t max)
+{
+	/* xmm_space: 16 registers of 16 bytes, in order */
+	size_t n = MIN(max, 16);
+
+	if (reg < X64_DWARF_XMM0 || reg >= X64_DWARF_XMM0 + 16)
+		return 0;
+	memcpy(out, (const uint8_t *)f->f.xmm_space +
+			    (size_t)16 * (reg - X64_DWARF_XMM0), n);
+	return n;
+}
+
+unsigned rt_arch_dwarf_float_ret(void)
+{
+	return X64_DWARF_XMM0;  /* xmm0 */
 }
 
 unsigned rt_arch_dwarf_sp(void)

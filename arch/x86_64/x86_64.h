@@ -16,6 +16,8 @@
 
 #define X64_INSN_MAX RT_ARCH_INSN_MAX
 
+#define X64_DWARF_XMM0 17       /* xmm0 in the psABI's DWARF numbering */
+
 #define X64_OP_INT3 0xcc
 #define X64_OP_RET 0xc3
 #define X64_OP_JMP_REL32 0xe9

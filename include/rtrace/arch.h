@@ -5,7 +5,9 @@
  * Generic code never names a register or an opcode.
  *
  * The per-CPU folder provides "arch-regs.h", which defines struct rt_regs
- * (the register file as ptrace returns it) so that generic code can embed it.
+ * (the register file as ptrace returns it) and struct rt_fpregs (the
+ * floating-point and vector registers, likewise) so that generic code can
+ * embed them.
  * Decoding is host-independent: the code-analysis half works on byte buffers
  * and can be unit-tested anywhere.
  */
@@ -59,6 +61,15 @@ uint64_t rt_arch_thread_pointer(const struct rt_regs *r);
  * unwinder wants them; returns how many were written (at most @max). */
 size_t rt_arch_dwarf_regs(const struct rt_regs *r, uint64_t *out,
 			  size_t max);
+
+/* The bytes of the floating-point or vector register numbered @reg in
+ * DWARF (x86-64: 17 to 32 are xmm0 to xmm15), at most @max of them, into
+ * @out; returns how many, 0 when @reg is not such a register. */
+size_t rt_arch_dwarf_vreg(const struct rt_fpregs *f, unsigned reg,
+			  uint8_t *out, size_t max);
+
+/* DWARF number of the register a float or double is returned in. */
+unsigned rt_arch_dwarf_float_ret(void);
 
 /* DWARF number of the stack pointer register. */
 unsigned rt_arch_dwarf_sp(void);
@@ -350,11 +361,13 @@ struct rt_spill {
 /* Runs on @r (a thread at a function's first instruction, @code its
  * original bytes from there) the prefix of the prologue that only saves
  * registers on the stack: pushes, the stack pointer's subtraction, stores
- * of registers to the stack.  @r's ip and sp are left past it, its stores
- * go to @out (@max at most); returns how many.  Unoptimised code spills
- * the arguments there, and its debug information says where they are
- * only after that. */
+ * of registers to the stack, those of the floating-point registers in @fp
+ * too (NULL: not known, the saves stop at the first).  @r's ip and sp are
+ * left past it, its stores go to @out (@max at most); returns how many.
+ * Unoptimised code spills the arguments there, and its debug information
+ * says where they are only after that. */
 size_t rt_arch_run_saves(const uint8_t *code, size_t len, struct rt_regs *r,
-			 struct rt_spill *out, size_t max);
+			 const struct rt_fpregs *fp, struct rt_spill *out,
+			 size_t max);
 
 #endif

@@ -49,6 +49,9 @@ int rt_tracee_detach(pid_t tid, int sig);
 int rt_tracee_getregs(pid_t tid, struct rt_regs *r);
 int rt_tracee_setregs(pid_t tid, const struct rt_regs *r);
 
+/* Floating-point and vector registers of a stopped thread, into @f. */
+int rt_tracee_getfpregs(pid_t tid, struct rt_fpregs *f);
+
 /* Siginfo of the signal a thread stopped with. */
 int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si);
 

@@ -167,7 +167,9 @@ struct rt_tracer_stats {
 				  * function */
 	bool inline_damaged;     /* the program wrote over an event ring */
 	uint64_t inline_unrecorded; /* not recorded: rtrace did not answer */
-	uint64_t sites, inline_sites;  /* sites probed, of which patched */
+	uint64_t sites, inline_sites;  /* the report's function sites (no
+					 * hook, no inlined call), of which
+					 * patched */
 	uint64_t inl_instances;  /* inlined instances probed */
 	uint64_t inl_timed;      /* of which their end is probed too */
 	uint64_t inl_jumps;      /* of their entries and ends, those reached

@@ -74,6 +74,13 @@ static inline void rt_fault(const char *point)
 		rt_fault_check(point);
 }
 
+/* The plural ending of a count's noun: "" after 1, "s" after any other
+ * count (a static string). */
+static inline const char *rt_s(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* 64-bit mix for hash tables (splitmix64 finaliser). */
 static inline uint64_t hash64(uint64_t x)
 {

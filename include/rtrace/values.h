@@ -24,6 +24,8 @@ struct rt_vframe {
 	Dwfl *dwfl;              /* the process's modules (borrowed) */
 	struct rt_mem *mem;      /* its memory (borrowed) */
 	struct rt_regs regs;     /* the thread's, ip at the probe */
+	const struct rt_fpregs *fp; /* its float registers (borrowed), or
+				     * NULL: floats in them are not read */
 	bool at_exit;            /* stopped at a return, not the entry */
 };
 
@@ -42,6 +44,10 @@ void rt_values_put_text(FILE *f, const uint8_t *s, size_t len, bool more);
 /* Writes the @size-byte little-endian integer @b (1 to 16 bytes), signed
  * when @sign, in decimal. */
 void rt_values_put_int(FILE *f, const uint8_t *b, size_t size, bool sign);
+
+/* Writes the little-endian float (@size 4) or double (@size 8) @b as
+ * Rust's {:?} writes an f32 or an f64 (1.0, 0.1, 1e20, NaN). */
+void rt_values_put_float(FILE *f, const uint8_t *b, size_t size);
 
 /* Writes Unicode scalar value @c as Rust's {:?} writes a char ('x'). */
 void rt_values_put_char(FILE *f, uint32_t c);

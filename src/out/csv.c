@@ -6,11 +6,10 @@
 #include "rtrace/output.h"
 
 /* Total, self, avg, min and max: over the timed calls, empty fields when
- * no call has a time (counts alone have zeros, as they always had). */
-static void csv_times(FILE *out, const struct rt_report *rep,
-		      const struct rt_fstats *st)
+ * no call has a time. */
+static void csv_times(FILE *out, const struct rt_fstats *st)
 {
-	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES) {
+	if (!rt_fstats_timed(st)) {
 		fputs(",,,,,", out);
 		return;
 	}
@@ -26,25 +25,44 @@ static void csv_times(FILE *out, const struct rt_report *rep,
 static void csv_shares(FILE *out, const struct rt_report *rep,
 		       const struct rt_fstats *st)
 {
-	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES)
+	if (!rt_fstats_timed(st))
 		fputs(",,", out);
 	else
 		fprintf(out, ",%.2f,%.2f", rt_report_pct(rep, st->total),
 			rt_report_pct(rep, st->self));
 }
 
+/* The figures of a row with times. */
+static void csv_timed_row(FILE *out, const struct rt_report *rep,
+			  const struct rt_report_row *r)
+{
+	char m[RT_MARKS + 1];
+
+	csv_times(out, &r->st);
+	fprintf(out, ",%llu,%u,%llu,%u,%llu",
+		(unsigned long long)r->st.unwound, r->instances,
+		(unsigned long long)r->st.inlined, r->inlined_sites,
+		(unsigned long long)rt_fstats_timed(&r->st));
+	csv_shares(out, rep, &r->st);
+	fprintf(out, ",%s\n", rt_marks_letters(rt_row_marks(rep, r), m));
+}
+
 static int csv_write(FILE *out, const struct rt_report *rep,
 		     const struct rt_opts *o)
 {
 	bool keyed = rep->by != RT_BY_NONE;
+	bool timed = rep->mode == RT_REPORT_TIMES;
 
 	fputs(keyed ? "key,key_name," : "", out);
-	fputs("name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
-	      "instances,inlined_calls,inlined_sites,timed_calls,total_pct,"
-	      "self_pct,marks\n", out);
+	/* counts alone (--count, --coverage): only what was recorded, the
+	 * columns of the JSON rows */
+	fputs(timed ? "name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,"
+		      "unwound,instances,inlined_calls,inlined_sites,"
+		      "timed_calls,total_pct,self_pct,marks\n" :
+		      "name,calls,inlined_calls,inlined_sites,instances\n",
+	      out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
-		char m[RT_MARKS + 1];
 
 		if (keyed) {
 			fprintf(out, "%u,", rep->by == RT_BY_TEST ? r->key : r->id);
@@ -53,13 +71,12 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 		}
 		rt_csv_field(out, r->name);
 		fprintf(out, ",%llu", (unsigned long long)r->st.calls);
-		csv_times(out, rep, &r->st);
-		fprintf(out, ",%llu,%u,%llu,%u,%llu",
-			(unsigned long long)r->st.unwound, r->instances,
-			(unsigned long long)r->st.inlined, r->inlined_sites,
-			(unsigned long long)rt_fstats_timed(&r->st));
-		csv_shares(out, rep, &r->st);
-		fprintf(out, ",%s\n", rt_marks_letters(rt_row_marks(rep, r), m));
+		if (timed)
+			csv_timed_row(out, rep, r);
+		else
+			fprintf(out, ",%llu,%u,%u\n",
+				(unsigned long long)r->st.inlined,
+				r->inlined_sites, r->instances);
 	}
 	return ferror(out) ? -EIO : 0;
 }

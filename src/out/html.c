@@ -138,11 +138,13 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 	meta_row(out, "log", v->log_path);
 	rt_fmt_duration(d, sizeof(d), rt_report_run_ns(rep));
 	snprintf(line, sizeof(line), "%s; %u thread%s, %u process%s; %s "
-		 "events, %s calls", d, rep->sum.threads,
-		 rep->sum.threads == 1 ? "" : "s", rep->sum.processes,
+		 "event%s, %s call%s", d, rep->sum.threads,
+		 rt_s(rep->sum.threads), rep->sum.processes,
 		 rep->sum.processes == 1 ? "" : "es",
 		 rt_fmt_count(e, sizeof(e), rep->sum.events),
-		 rt_fmt_count(c, sizeof(c), rep->sum.calls));
+		 rt_s(rep->sum.events),
+		 rt_fmt_count(c, sizeof(c), rep->sum.calls),
+		 rt_s(rep->sum.calls));
 	meta_row(out, "recorded", line);
 	text_lines(out, "figures", rt_text_figures, rep);
 	text_lines(out, "ended", rt_text_ending, rep);
@@ -344,9 +346,10 @@ static void write_tree(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t)
 		fputs("</ul></details></li>\n", out);
 	fputs("</ul>\n", out);
 	if (hidden)
-		fprintf(out, "<p class=\"note\">%zu more calling contexts, each "
-			"under 0.01%% of the total time or below --depth and "
-			"--min-total (rtrace tree lists them all).</p>\n", hidden);
+		fprintf(out, "<p class=\"note\">%zu more calling context%s, "
+			"each under 0.01%% of the total time or below --depth "
+			"and --min-total (rtrace tree lists them all).</p>\n",
+			hidden, rt_s(hidden));
 	if (capped)
 		fprintf(out, "<p class=\"note\">Contexts deeper than %d levels "
 			"are indented as level %d, their depth in brackets."

@@ -25,12 +25,11 @@ static void json_u64(FILE *out, const char *key, uint64_t v, bool comma)
 		comma ? ", " : "");
 }
 
-/* A time over the timed calls, or null when no call has one (and there
- * are times at all: counts alone keep their zeros). */
-static void json_time(FILE *out, const struct rt_report *rep,
-		      const struct rt_fstats *st, const char *key, uint64_t v)
+/* A time over the timed calls, or null when no call has one. */
+static void json_time(FILE *out, const struct rt_fstats *st, const char *key,
+		      uint64_t v)
 {
-	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES)
+	if (!rt_fstats_timed(st))
 		fprintf(out, "\"%s\": null, ", key);
 	else
 		json_u64(out, key, v, true);
@@ -49,9 +48,9 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	json_u64(out, "calls", rep->sum.calls, true);
 	json_u64(out, "inlined_calls", rep->sum.inlined_calls, true);
 	json_u64(out, "stop_cost_ns", rep->sum.stop_cost_ns, true);
-	json_u64(out, "inline_cost_ns", rep->sum.inline_cost_ns, true);
+	json_u64(out, "jump_cost_ns", rep->sum.inline_cost_ns, true);
 	json_u64(out, "sites", rep->sites, true);
-	json_u64(out, "inline_sites", rep->inline_sites, true);
+	json_u64(out, "jump_sites", rep->inline_sites, true);
 	json_u64(out, "stop_events", rep->sum.stop_events, true);
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end && rep->end->how != RT_END_RUNNING ?
@@ -67,7 +66,7 @@ static void json_marks(FILE *out, const struct rt_report *rep,
 {
 	unsigned m = rt_row_marks(rep, r), n = 0;
 
-	if (!rt_fstats_timed(&r->st) && rep->mode == RT_REPORT_TIMES)
+	if (!rt_fstats_timed(&r->st))
 		fputs("\"total_pct\": null, \"self_pct\": null, \"marks\": [",
 		      out);	/* no call has a time: no share either */
 	else
@@ -117,12 +116,20 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "calls", r->st.calls, true);
 	json_u64(out, "inlined_calls", r->st.inlined, true);
 	json_u64(out, "inlined_sites", r->inlined_sites, true);
+	/* counts alone (--count, --coverage): only what was recorded */
+	if (rep->mode != RT_REPORT_TIMES) {
+		if (r->ambiguous)
+			json_where(out, r->fn);
+		json_u64(out, "instances", r->instances, false);
+		fputc('}', out);
+		return;
+	}
 	json_u64(out, "timed_calls", timed, true);
-	json_time(out, rep, &r->st, "total_ns", r->st.total);
-	json_time(out, rep, &r->st, "self_ns", r->st.self);
-	json_time(out, rep, &r->st, "avg_ns", rt_fstats_avg(&r->st));
-	json_time(out, rep, &r->st, "min_ns", timed ? r->st.min : 0);
-	json_time(out, rep, &r->st, "max_ns", r->st.max);
+	json_time(out, &r->st, "total_ns", r->st.total);
+	json_time(out, &r->st, "self_ns", r->st.self);
+	json_time(out, &r->st, "avg_ns", rt_fstats_avg(&r->st));
+	json_time(out, &r->st, "min_ns", timed ? r->st.min : 0);
+	json_time(out, &r->st, "max_ns", r->st.max);
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, true);
@@ -154,7 +161,7 @@ static int json_write(FILE *out, const struct rt_report *rep,
 	for (size_t i = 0; rep->inline_sites && i < rep->ntrapped; i++) {
 		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
 		rt_json_string(out, rep->trapped[i].name);
-		fprintf(out, ", \"sites\": %u, \"inline\": %u}",
+		fprintf(out, ", \"sites\": %u, \"jump\": %u}",
 			rep->trapped[i].sites, rep->trapped[i].inline_sites);
 	}
 	fputs("],\n\"stopped\": [", out);

@@ -53,12 +53,14 @@ static bool stopped(const struct rt_report *rep, const char *name)
 }
 
 /* Under this average (ns), calls recorded at stops (@stops) or in the
- * program are too short to time; 0 when the log does not say. */
+ * program are too short to time; 0 when the report does not know what an
+ * event costs: for the calls recorded in the program, with --raw-times
+ * (nothing is taken out, the cost is not read), so such calls are not
+ * marked then (docs/how-it-works.md). */
 static uint64_t short_ns(const struct rt_report *rep, bool stops)
 {
-	uint64_t event = stops || !rep->sum.inline_cost_ns ?
-			 rep->info->stop_cost_ns / STOP_ERROR_DIV :
-			 rep->sum.inline_cost_ns;
+	uint64_t event = stops ? rep->info->stop_cost_ns / STOP_ERROR_DIV :
+				 rep->sum.inline_cost_ns;
 
 	return SHORT_FACTOR * 2 * event;
 }
@@ -98,10 +100,35 @@ const char *rt_mark_word(unsigned i)
 	return i < RT_MARKS ? marks[i].word : "";
 }
 
+/* The rule the T marks were computed with: the thresholds short_ns()
+ * gave them. */
+static void short_legend(FILE *out, const struct rt_report *rep)
+{
+	uint64_t jump = short_ns(rep, false), stop = short_ns(rep, true);
+	char a[32], b[32];
+
+	fputs("T: its calls are too short to time: on average under ", out);
+	if (!jump)	/* only the calls that stop can be marked */
+		fprintf(out, "%s for calls recorded at stops%s",
+			rt_fmt_duration(b, sizeof(b), stop),
+			!rep->inline_sites ? "" :
+			!rep->sum.stop_cost_ns ? " (with --raw-times, calls "
+			"recorded without a stop are not marked)" :
+			" (calls recorded without a stop are not marked: the "
+			"log does not say what an event costs)");
+	else if (jump != stop)
+		fprintf(out, "%s (%s with stops)",
+			rt_fmt_duration(a, sizeof(a), jump),
+			rt_fmt_duration(b, sizeof(b), stop));
+	else
+		fputs(rt_fmt_duration(a, sizeof(a), jump), out);
+	fprintf(out, ", %d times what the clock and the compensation may "
+		"be off by per call.\n", (int)SHORT_FACTOR);
+}
+
 void rt_marks_legend(FILE *out, const struct rt_report *rep)
 {
 	unsigned any = 0;
-	char a[32], b[32];
 
 	if (rep->mode != RT_REPORT_TIMES)
 		return;
@@ -117,13 +144,6 @@ void rt_marks_legend(FILE *out, const struct rt_report *rep)
 		fputs("S: its probes stopped the program (breakpoints): its "
 		      "times carry the cost of those stops, estimated and taken "
 		      "out (rtrace -l says why a probe is a breakpoint).\n", out);
-	if (!(any & RT_MARK_SHORT))
-		return;
-	fprintf(out, "T: its calls are too short to time: on average under "
-		"%s", rt_fmt_duration(a, sizeof(a), short_ns(rep, false)));
-	if (short_ns(rep, false) != short_ns(rep, true))
-		fprintf(out, " (%s with stops)",
-			rt_fmt_duration(b, sizeof(b), short_ns(rep, true)));
-	fprintf(out, ", %d times what the clock and the compensation may "
-		"be off by per call.\n", (int)SHORT_FACTOR);
+	if (any & RT_MARK_SHORT)
+		short_legend(out, rep);
 }

@@ -75,24 +75,26 @@ static void text_summary(FILE *out, const struct rt_memprof *m,
 {
 	char p[32], t[32], e[32];
 
-	fprintf(out, "\npeak heap %s at %s (in %s); %llu allocations, %llu "
-		"frees, %s live at the end\n",
+	fprintf(out, "\npeak heap %s at %s (in %s); %llu allocation%s, %llu "
+		"free%s, %s live at the end\n",
 		rt_fmt_bytes(p, sizeof(p), m->peak),
 		rt_fmt_duration(t, sizeof(t), m->peak_t),
 		func_name(r, m->peak_func), (unsigned long long)m->allocs,
-		(unsigned long long)m->frees,
+		rt_s(m->allocs), (unsigned long long)m->frees, rt_s(m->frees),
 		rt_fmt_bytes(e, sizeof(e), m->heap_end));
 	if (m->unknown_frees)
-		fprintf(out, "%llu frees of memory allocated before the trace "
-			"began, or by an allocator rtrace did not probe\n",
-			(unsigned long long)m->unknown_frees);
+		fprintf(out, "%llu free%s of memory allocated before the "
+			"trace began, or by an allocator rtrace did not "
+			"probe\n", (unsigned long long)m->unknown_frees,
+			rt_s(m->unknown_frees));
 	if (m->failed)
-		fprintf(out, "%llu allocations failed\n",
-			(unsigned long long)m->failed);
+		fprintf(out, "%llu allocation%s failed\n",
+			(unsigned long long)m->failed, rt_s(m->failed));
 	if (m->unseen)
-		fprintf(out, "%llu allocations not counted: the allocator ended "
-			"by a jump into code without a symbol, and rtrace did "
-			"not see the pointer\n", (unsigned long long)m->unseen);
+		fprintf(out, "%llu allocation%s not counted: the allocator "
+			"ended by a jump into code without a symbol, and rtrace "
+			"did not see the pointer\n",
+			(unsigned long long)m->unseen, rt_s(m->unseen));
 	if (m->allocator)
 		fprintf(out, "global allocator: custom: %s\n", m->allocator);
 	else

@@ -109,7 +109,7 @@ void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites)
 		return;
 	fprintf(out, " [%s inlined, %u site%s",
 		rt_fmt_count(n, sizeof(n), st->inlined), sites,
-		sites == 1 ? "" : "s");
+		rt_s(sites));
 	if (st->untimed)
 		fprintf(out, "; timed: %s",
 			rt_fmt_count(t, sizeof(t), rt_fstats_timed(st)));

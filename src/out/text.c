@@ -85,7 +85,7 @@ void rt_text_figures(FILE *out, const struct rt_report *rep)
 		      "only\n", out);
 	else if (rep->sum.stop_cost_ns && rep->sum.inline_cost_ns)
 		fprintf(out, "times exclude rtrace's cost of %s per stop and "
-			"%s per inline event (--raw-times keeps it)\n",
+			"%s per jump-probe event (--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns),
 			rt_fmt_duration(i, sizeof(i), rep->sum.inline_cost_ns));
 	else if (rep->sum.stop_cost_ns)
@@ -94,7 +94,7 @@ void rt_text_figures(FILE *out, const struct rt_report *rep)
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
 	else
 		fputs("times are raw: they include rtrace's costs (per stop, "
-		      "per inline event)\n",
+		      "per jump-probe event)\n",
 		      out);
 }
 
@@ -105,8 +105,9 @@ static void print_trapped(FILE *out, const struct rt_report *rep)
 {
 	if (!rep->inline_sites)
 		return;
-	fprintf(out, "inline: %" PRIu64 " of %" PRIu64 " sites patched",
-		rep->inline_sites, rep->sites);
+	fprintf(out, "jump probes: %" PRIu64 " of %" PRIu64
+		" function site%s patched",
+		rep->inline_sites, rep->sites, rt_s(rep->sites));
 	for (size_t i = 0; i < rep->ntrapped && i < TRAPPED_SHOWN; i++)
 		fprintf(out, "%s%s (%u of %u)", i ? ", " : "; breakpoints in ",
 			rep->trapped[i].name,
@@ -215,8 +216,9 @@ static void print_counts(FILE *out, const struct rt_report *rep)
 
 static void print_uncalled(FILE *out, const struct rt_report *rep)
 {
-	fprintf(out, "\ncovered: %zu of %zu probed functions were called%s\n",
+	fprintf(out, "\ncovered: %zu of %zu probed %s called%s\n",
 		rep->nfuncs_probed - rep->nuncalled, rep->nfuncs_probed,
+		rep->nfuncs_probed == 1 ? "function was" : "functions were",
 		rep->nuncalled ? "; never called:" : "");
 	for (size_t i = 0; i < rep->nuncalled; i++)
 		fprintf(out, "  %s\n", rep->uncalled[i]);
@@ -232,13 +234,42 @@ static void print_times(FILE *out, const struct rt_report *rep, bool color)
 	}
 }
 
+/* Whether a shown row has the "[N inlined, S sites]" mark (@inl), and
+ * whether one has calls with no time (@untimed): their legends go only
+ * under a table that has them. */
+static void shown_marks(const struct rt_report *rep, bool *inl, bool *untimed)
+{
+	*inl = *untimed = false;
+	for (size_t i = 0; i < rep->nrows; i++) {
+		*inl |= rep->rows[i].st.inlined || rep->rows[i].inlined_sites;
+		*untimed |= rep->rows[i].st.untimed != 0;
+	}
+}
+
+static void print_inlined_legend(FILE *out, const struct rt_report *rep)
+{
+	bool inl, untimed;
+
+	shown_marks(rep, &inl, &untimed);
+	if (!inl)
+		return;
+	fprintf(out, "[N inlined, S sites]: N of the calls were inlined by the "
+		"compiler (at S places), counted at their entry%s\n",
+		rep->mode != RT_REPORT_TIMES ? "." :
+		"; timed where their instance's end is probed too.");
+	if (untimed && rep->mode == RT_REPORT_TIMES)
+		fputs("[timed: T]: only T of the calls have a time: the time "
+		      "columns are theirs (- when none has one).\n", out);
+}
+
 void rt_text_notes(FILE *out, const struct rt_report *rep)
 {
 	bool counts = rep->mode != RT_REPORT_TIMES;
 
 	if (rep->nrows < rep->nrows_all)
-		fprintf(out, "... %zu more rows (--limit)\n",
-			rep->nrows_all - rep->nrows);
+		fprintf(out, "... %zu more row%s (--limit)\n",
+			rep->nrows_all - rep->nrows,
+			rt_s(rep->nrows_all - rep->nrows));
 	if (rep->nrows_all == 0)
 		fputs("(no traced function was called)\n", out);
 	if (rep->mode == RT_REPORT_COVERAGE)
@@ -248,16 +279,10 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 		      "outer recursive call only); self: total minus traced "
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
-	if (rep->sum.inlined_calls)
-		fprintf(out, "[N inlined, S sites]: N of the calls were "
-			"inlined by the compiler (at S places), counted at "
-			"their entry%s\n", counts ? "." :
-			"; timed where their instance's end is probed too.\n"
-			"[timed: T]: only T of the calls have a time: the time "
-			"columns are theirs (- when none has one).");
+	print_inlined_legend(out, rep);
 	if (rep->nrefused)
-		fprintf(out, "not probed: %zu selected functions (rtrace -l "
-			"says why)\n", rep->nrefused);
+		fprintf(out, "not probed: %zu selected function%s (rtrace -l "
+			"says why)\n", rep->nrefused, rt_s(rep->nrefused));
 	rt_marks_legend(out, rep);
 	print_trapped(out, rep);
 	print_stopped(out, rep);

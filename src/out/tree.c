@@ -70,7 +70,7 @@ static void print_header(FILE *out, const struct rt_view_ctx *v)
 	fprintf(out, "# command:  %s\n", v->info->cmdline);
 	fprintf(out, "# calls:    %s in %u thread%s, %u process%s\n",
 		rt_fmt_count(c, sizeof(c), v->sum->calls), v->sum->threads,
-		v->sum->threads == 1 ? "" : "s", v->sum->processes,
+		rt_s(v->sum->threads), v->sum->processes,
 		v->sum->processes == 1 ? "" : "es");
 	if (v->info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
 		fputs("# counts only: entries were recorded, not returns: no "
@@ -137,8 +137,8 @@ static void write_text(FILE *out, const struct rt_view_ctx *v, struct walk *w,
 	if (!shown && !hidden)
 		fputs("(no traced function was called)\n", out);
 	if (hidden)
-		fprintf(out, "... %zu more calling contexts (--depth, "
-			"--min-total)\n", hidden);
+		fprintf(out, "... %zu more calling context%s (--depth, "
+			"--min-total)\n", hidden, rt_s(hidden));
 	if (capped)
 		fprintf(out, "contexts deeper than %d levels are indented as "
 			"level %d, their depth in brackets.\n",

@@ -108,6 +108,7 @@ static int print_typed(struct rt_script_session *s,
 		       const struct where *w)
 {
 	struct rt_vframe fr = { .regs = *w->regs, .at_exit = w->exit };
+	struct rt_fpregs fp;
 	const char *why = NULL;
 	char *text = NULL;
 	size_t len = 0;
@@ -115,6 +116,10 @@ static int print_typed(struct rt_script_session *s,
 	int err = f ? rt_tracer_thread_view(w->tr, w->tid, &fr.dwfl, &fr.mem)
 		    : -ENOMEM;
 
+	/* the thread is stopped at the probe: its float registers are
+	 * those of the stop (without them, floats print <unreadable>) */
+	if (!err && rt_tracee_getfpregs(w->tid, &fp) == 0)
+		fr.fp = &fp;
 	if (!err)
 		err = rt_values_print(f, &fr, v->text, &why);
 	if (err == -ENODATA && v->kind == RT_PV_RETVAL) {

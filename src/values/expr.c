@@ -76,15 +76,32 @@ int rt_vread(const struct vview *v, const struct lval *lv, size_t off,
 	return 0;
 }
 
+/* @len bytes of DWARF register @reg: an integer one of @regs, or a float
+ * or vector one at the stop (the prologue's saves leave those as they
+ * are), when the frame has them. */
+static bool reg_bytes(const struct vview *v, const struct rt_regs *regs,
+		      unsigned reg, void *out, size_t len)
+{
+	uint64_t all[DWARF_REGS];
+	uint8_t vb[32];
+
+	if (reg < rt_arch_dwarf_regs(regs, all, DWARF_REGS)) {
+		if (len > sizeof(all[0]))
+			return false;
+		memcpy(out, &all[reg], len);
+		return true;
+	}
+	if (!v->fr->fp ||
+	    rt_arch_dwarf_vreg(v->fr->fp, reg, vb, sizeof(vb)) < len)
+		return false;
+	memcpy(out, vb, len);
+	return true;
+}
+
 static bool reg_value(const struct vview *v, unsigned reg, uint64_t *out)
 {
-	uint64_t regs[DWARF_REGS];
-	size_t n = rt_arch_dwarf_regs(&v->regs, regs, DWARF_REGS);
-
-	if (reg >= n)
-		return false;
-	*out = regs[reg];
-	return true;
+	*out = 0;
+	return reg_bytes(v, &v->regs, reg, out, sizeof(*out));
 }
 
 static bool push(struct machine *m, uint64_t x)
@@ -205,9 +222,8 @@ static int take(struct machine *m, struct lval *lv, size_t off, size_t len)
 		return -ENOTSUP;
 	switch (m->at) {
 	case AT_REG:
-		if (len > 8 || !reg_value(m->v, m->reg, &x))
+		if (!reg_bytes(m->v, &m->v->regs, m->reg, lv->bytes + off, len))
 			return -ENOTSUP;
-		memcpy(lv->bytes + off, &x, len);
 		break;
 	case AT_STACK:
 		if (!m->sp)
@@ -237,22 +253,19 @@ static int take(struct machine *m, struct lval *lv, size_t off, size_t len)
  * expression as a block: one DW_OP_regN is all rustc writes there). */
 static int entry_value(struct machine *m, const Dwarf_Op *op)
 {
-	uint64_t regs[DWARF_REGS];
-	size_t n = rt_arch_dwarf_regs(&m->v->fr->regs, regs, DWARF_REGS);
 	Dwarf_Attribute block;
 	Dwarf_Op *in;
 	size_t nin;
-	unsigned reg;
+	uint64_t x = 0;
 
 	if (m->v->fr->at_exit || !m->attr ||
 	    dwarf_getlocation_attr(m->attr, op, &block) != 0 ||
 	    dwarf_getlocation(&block, &in, &nin) != 0 || nin != 1 ||
-	    in[0].atom < DW_OP_reg0 || in[0].atom > DW_OP_reg31)
+	    in[0].atom < DW_OP_reg0 || in[0].atom > DW_OP_reg31 ||
+	    !reg_bytes(m->v, &m->v->fr->regs, in[0].atom - DW_OP_reg0, &x,
+		       sizeof(x)))
 		return -ENODATA;
-	reg = in[0].atom - DW_OP_reg0;
-	if (reg >= n)
-		return -ENODATA;
-	return push(m, regs[reg]) ? 0 : -ENOTSUP;
+	return push(m, x) ? 0 : -ENOTSUP;
 }
 
 /* The value the expression holds itself (a constant the compiler folded),

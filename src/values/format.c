@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * A value as its Rust type reads: integers, bool and char as {:?} writes
- * them; &str and String as their text, bounded and escaped; slices and Vec
+ * A value as its Rust type reads: integers, floats (float.c), bool and
+ * char as {:?} writes them; &str and String as their text, bounded and escaped; slices and Vec
  * as their length and first elements; enums as the variant the
  * discriminant (DW_TAG_variant_part) selects; structs with their fields,
  * one level deep; references and raw pointers as the address (and the
@@ -224,8 +224,6 @@ static void base(FILE *f, const struct vview *v, Dwarf_Die *t,
 	size_t size = rt_vtype_size(t);
 	uint8_t b[16] = { 0 };
 	uint32_t c;
-	double d;
-	float fl;
 
 	if (!size || size > sizeof(b) || rt_vread(v, lv, 0, b, size)) {
 		fputs("<unreadable>", f);
@@ -243,13 +241,10 @@ static void base(FILE *f, const struct vview *v, Dwarf_Die *t,
 		rt_values_put_char(f, c);
 		return;
 	case DW_ATE_float:
-		if (size == sizeof(fl)) {
-			memcpy(&fl, b, sizeof(fl));
-			d = fl;
-		} else {
-			memcpy(&d, b, sizeof(d));
-		}
-		fprintf(f, "%g", d);
+		if (size == sizeof(float) || size == sizeof(double))
+			rt_values_put_float(f, b, size);
+		else
+			fputs("<unreadable>", f);
 		return;
 	}
 	rt_values_put_int(f, b, size, enc == DW_ATE_signed ||

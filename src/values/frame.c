@@ -160,7 +160,8 @@ static void run_saves(struct vview *v)
 		return;
 	v->nspills = rt_arch_run_saves((const uint8_t *)d->d_buf + at,
 				       MIN(d->d_size - at, PROLOGUE_MAX),
-				       &v->regs, v->spills, SPILLS_MAX);
+				       &v->regs, v->fr->fp, v->spills,
+				       SPILLS_MAX);
 	/* a prologue that probes its stack (a call) first, say */
 	v->early = rt_arch_ip(&v->regs) - v->bias < v->pend;
 }
@@ -251,6 +252,17 @@ static void returned(const struct vview *v, Dwarf_Die *t, struct lval *lv)
 	memcpy(lv->bytes + off[1], &r[1], sizeof(r[1]));
 }
 
+/* A float or double: in the ABI's float return register. */
+static void returned_float(const struct vview *v, struct lval *lv)
+{
+	memset(lv, 0, sizeof(*lv));
+	lv->kind = LV_BYTES;
+	if (v->fr->fp)
+		lv->nbytes = rt_arch_dwarf_vreg(v->fr->fp,
+						rt_arch_dwarf_float_ret(),
+						lv->bytes, sizeof(lv->bytes));
+}
+
 static int print_retval(FILE *f, const struct vview *v, const char **why)
 {
 	Dwarf_Attribute a;
@@ -274,11 +286,10 @@ static int print_retval(FILE *f, const struct vview *v, const char **why)
 	}
 	if (dwarf_tag(&s) == DW_TAG_base_type &&
 	    dwarf_attr(&s, DW_AT_encoding, &a) &&
-	    dwarf_formudata(&a, &enc) == 0 && enc == DW_ATE_float) {
-		fputs("<in a floating-point register: not read>\n", f);
-		return 0;
-	}
-	returned(v, &s, &lv);
+	    dwarf_formudata(&a, &enc) == 0 && enc == DW_ATE_float)
+		returned_float(v, &lv);
+	else
+		returned(v, &s, &lv);
 	rt_vformat(f, v, &s, &lv, 0);
 	fputc('\n', f);
 	return 0;

@@ -254,7 +254,7 @@ def check_cut_run(cx, r, log, n):
         rep.stderr.strip()[:100] or "exit %d" % rep.returncode)
     js = subprocess.run([cx.rtrace, "report", "--format", "json", log],
                         capture_output=True, text=True)
-    said = re.search(r"hits, ([\d,]+) events", r.stderr.decode(errors="replace"))
+    said = re.search(r"hits?, ([\d,]+) events?", r.stderr.decode(errors="replace"))
     held = json.loads(js.stdout)["events"] if js.returncode == 0 else None
     said = int(said.group(1).replace(",", "")) if said else None
     row("  the summary counts the events the log holds",

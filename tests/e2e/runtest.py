@@ -1105,7 +1105,7 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
     return report
 
 
-INLINE_STATS = re.compile(rb"inline engine: .* events recorded without a stop "
+INLINE_STATS = re.compile(rb"jump probes: .* events recorded without a stop "
                           rb"\(([0-9.]+) %\)")
 
 
@@ -1790,7 +1790,7 @@ def parse_args():
     ap.add_argument("--fixtures", required=True, help="directory of fixture .rs files")
     ap.add_argument("--build", required=True, help="directory for built fixtures")
     ap.add_argument("--keep", action="store_true", help="keep temporary dirs and logs")
-    ap.add_argument("--engine", choices=("inline", "trap"),
+    ap.add_argument("--engine", choices=("jump", "inline", "trap"),
                     help="record with this engine (default: rtrace's)")
     ap.add_argument("cases", nargs="+", help="case files (cases/t###_name.py)")
     opts = ap.parse_args()

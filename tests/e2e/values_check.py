@@ -39,7 +39,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import adversary  # noqa: E402  (its build of a fixture)
 
-FUNCS = ["ints", "wide", "flags", "text", "seq", "shapes", "point", "line", "big",
+FUNCS = ["ints", "wide", "floats", "third", "flags", "text", "seq", "shapes", "point", "line", "big",
          "refs",
          "Parser::parse_line"]
 
@@ -49,6 +49,8 @@ TYPES = {
     ("ints", "d"): "u16", ("ints", "e"): "i32", ("ints", "f"): "u32",
     ("ints", "g"): "i64", ("ints", "h"): "u64", ("wide", "a"): "i128",
     ("wide", "b"): "u128", ("wide", "c"): "isize", ("wide", "d"): "usize",
+    ("floats", "a"): "f32", ("floats", "b"): "f64", ("floats", "c"): "f64",
+    ("floats", "d"): "f32", ("floats", "e"): "f64", ("third", "x"): "f32",
     ("flags", "yes"): "bool", ("flags", "c"): "char", ("text", "s"): "&str",
     ("text", "owned"): "String", ("seq", "v"): "&[u32]",
     ("seq", "empty"): "&[u8]", ("refs", "n"): "&u64",

@@ -87,6 +87,14 @@ TEST_CASE(values_are_read_and_checked)
 	TEST_EQ(o.sort, RT_SORT_CALLS);
 	rt_opts_release(&o);
 
+	/* the jump probes, by their name and by their old one */
+	TEST_EQ(PARSE(&o, &why, "--engine=jump", "./app"), 0);
+	TEST_EQ(o.engine, RT_ENGINE_INLINE);
+	rt_opts_release(&o);
+	TEST_EQ(PARSE(&o, &why, "--engine=inline", "./app"), 0);
+	TEST_EQ(o.engine, RT_ENGINE_INLINE);
+	rt_opts_release(&o);
+
 	TEST_EQ(PARSE(&o, &why, "--no-inlined", "./app"), 0);
 	TEST_TRUE(!o.inlined);
 	rt_opts_release(&o);
@@ -118,7 +126,8 @@ TEST_CASE(bad_words_get_one_line)
 	REFUSED("no program to trace", "-f", "a::*");
 	REFUSED("unknown option '--bogus'", "--bogus", "./app");
 	REFUSED("option '--engine' needs a value", "--engine");
-	REFUSED("--engine", "--engine", "warp", "./app");
+	REFUSED("--engine is jump (or its old name inline) or trap, not 'warp'",
+		"--engine", "warp", "./app");
 	REFUSED("exclude each other", "--count", "--coverage", "./app");
 	REFUSED("no program to start", "-p", "1", "./app");
 	REFUSED("-l works on a program", "report", "-l");

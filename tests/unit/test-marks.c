@@ -133,3 +133,33 @@ TEST_CASE(letters_and_legend)
 						       "µs with stops)"));
 	free(buf);
 }
+
+/* --raw-times: nothing taken out, so the report has no cost per event
+ * (the analysis leaves both at 0) and knows only the stop's cost in the
+ * log's header: calls recorded in the program are not marked, those at
+ * stops are under 16 µs, and the legend says that rule. */
+TEST_CASE(too_short_raw)
+{
+	struct rt_report rep = inline_run();
+	struct rt_report_row rows[] = { row("f", 1000, 79000, 0),
+					row("g", 10, 150000, 0) };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	rep.sum.stop_cost_ns = 0;
+	rep.sum.inline_cost_ns = 0;
+	TEST_EQ(marks_of(&rep, rows[0]), 0);
+	TEST_EQ(marks_of(&rep, row("f", 1000, 15000000, 0)), 0);
+	TEST_EQ(marks_of(&rep, rows[1]), RT_MARK_STOPS | RT_MARK_SHORT);
+	TEST_EQ(marks_of(&rep, row("g", 10, 160000, 0)), RT_MARK_STOPS);
+	rep.rows = rows;
+	rep.nrows = rep.nrows_all = 2;
+	rt_marks_legend(f, &rep);
+	fclose(f);
+	TEST_TRUE(strstr(buf, "under 16.000 µs for calls recorded at stops "
+			      "(with --raw-times, calls recorded without a "
+			      "stop are not marked)") != NULL);
+	TEST_TRUE(strstr(buf, "with stops)") == NULL);
+	free(buf);
+}

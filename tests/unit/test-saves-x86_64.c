@@ -47,7 +47,7 @@ TEST_CASE(unoptimised_bools_and_chars)
 	size_t n;
 
 	regs_at_entry(&r);
-	n = rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s));
+	n = rt_arch_run_saves(code, sizeof(code), &r, NULL, s, ARRAY_SIZE(s));
 	TEST_EQ(n, 4);
 	TEST_EQ(r.r.rsp, SP - 0x118);
 	TEST_EQ(r.r.rip, IP + 36);          /* at the ret */
@@ -81,7 +81,7 @@ TEST_CASE(unoptimised_reload)
 	size_t n;
 
 	regs_at_entry(&r);
-	n = rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s));
+	n = rt_arch_run_saves(code, sizeof(code), &r, NULL, s, ARRAY_SIZE(s));
 	TEST_EQ(n, 2);
 	TEST_EQ(s[1].addr, SP - 0x148 + 8);
 	TEST_EQ(s[1].value, 0x1122334455667701ULL);
@@ -107,7 +107,7 @@ TEST_CASE(optimised_pushes)
 
 	regs_at_entry(&r);
 	r.r.r15 = 15;
-	n = rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s));
+	n = rt_arch_run_saves(code, sizeof(code), &r, NULL, s, ARRAY_SIZE(s));
 	TEST_EQ(n, 4);
 	TEST_EQ(s[1].addr, SP - 16);
 	TEST_EQ(s[1].value, 15);
@@ -139,7 +139,7 @@ TEST_CASE(stack_probe_loop)
 	size_t n;
 
 	regs_at_entry(&r);
-	n = rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, s,
+	n = rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, NULL, s,
 			      ARRAY_SIZE(s));
 	TEST_EQ(n, 17);                     /* 16 probes, then rdi */
 	TEST_EQ(s[15].addr, SP - 0x10000);
@@ -157,7 +157,7 @@ TEST_CASE(stack_probe_loop_too_long)
 	struct rt_regs r;
 
 	regs_at_entry(&r);
-	TEST_EQ(rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, s,
+	TEST_EQ(rt_arch_run_saves(big_prologue, sizeof(big_prologue), &r, NULL, s,
 				  ARRAY_SIZE(s)), 4);
 	TEST_EQ(r.r.rip, IP + 17);          /* the fifth store, not run */
 	TEST_EQ(r.r.rsp, SP - 5 * 0x1000);
@@ -179,8 +179,50 @@ TEST_CASE(lea_of_stack_and_code)
 	struct rt_regs r;
 
 	regs_at_entry(&r);
-	TEST_EQ(rt_arch_run_saves(code, sizeof(code), &r, s, ARRAY_SIZE(s)), 3);
+	TEST_EQ(rt_arch_run_saves(code, sizeof(code), &r, NULL, s,
+				  ARRAY_SIZE(s)), 3);
 	TEST_EQ(s[1].value, SP + 0x40);
 	TEST_EQ(s[2].value, IP + 22 + 0x192a);
 	TEST_EQ(r.r.rip, IP + 27);
+}
+
+/* -O0, floats(a: f32, b: f64, ...): movss and movsd spill the low 4 and
+ * 8 bytes of xmm0 and xmm1; without the float registers the run stops at
+ * the first of them. */
+TEST_CASE(unoptimised_floats)
+{
+	static const uint8_t code[] = {
+		0x48, 0x81, 0xec, 0x78, 0x01, 0, 0, /* sub $0x178,%rsp */
+		0xf3, 0x0f, 0x11, 0x44, 0x24, 0x0c, /* movss %xmm0,0xc(%rsp) */
+		0xf2, 0x0f, 0x11, 0x4c, 0x24, 0x10, /* movsd %xmm1,0x10(%rsp) */
+		0xe8, 0, 0, 0, 0,                   /* call: ends */
+	};
+	float a = 1.5f;
+	double b = -2.25;
+	struct rt_fpregs fp;
+	struct rt_spill s[8];
+	struct rt_regs r;
+	uint8_t x[16];
+
+	memset(&fp, 0xee, sizeof(fp));
+	memcpy(fp.f.xmm_space, &a, sizeof(a));          /* xmm0 */
+	memcpy((uint8_t *)fp.f.xmm_space + 16, &b, sizeof(b));  /* xmm1 */
+	TEST_EQ(rt_arch_dwarf_vreg(&fp, 17, x, sizeof(x)), 16);
+	TEST_TRUE(memcmp(x, &a, sizeof(a)) == 0);
+	TEST_EQ(rt_arch_dwarf_vreg(&fp, 16, x, sizeof(x)), 0);  /* rip */
+	TEST_EQ(rt_arch_dwarf_float_ret(), 17);
+	regs_at_entry(&r);
+	TEST_EQ(rt_arch_run_saves(code, sizeof(code), &r, &fp, s,
+				  ARRAY_SIZE(s)), 2);
+	TEST_EQ(s[0].addr, SP - 0x178 + 0xc);
+	TEST_EQ(s[0].len, 4);
+	TEST_TRUE(memcmp(&s[0].value, &a, sizeof(a)) == 0);
+	TEST_EQ(s[1].addr, SP - 0x178 + 0x10);
+	TEST_EQ(s[1].len, 8);
+	TEST_TRUE(memcmp(&s[1].value, &b, sizeof(b)) == 0);
+	TEST_EQ(r.r.rip, IP + 19);
+	regs_at_entry(&r);
+	TEST_EQ(rt_arch_run_saves(code, sizeof(code), &r, NULL, s,
+				  ARRAY_SIZE(s)), 0);
+	TEST_EQ(r.r.rip, IP + 7);
 }

@@ -3,8 +3,13 @@
  * The scalar writers of typed values on synthetic bytes: integers of every
  * width and sign at their limits, chars and strings escaped as Rust's
  * {:?} escapes them (the expected texts are Rust's documented escapes:
- * \t \r \n \0 \\ \" \' and \u{..} for other control characters).
+ * \t \r \n \0 \\ \" \' and \u{..} for other control characters), floats
+ * as Rust's {:?} writes f64 and f32 (shortest digits that read back;
+ * decimal with a fractional digit from 1e-4 up to 1e16, exponent form
+ * outside: what `println!("{:?}", x)` printed for each of these values
+ * with rustc 1.95).
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +59,45 @@ TEST_CASE(integers)
 		   "340282366920938463463374607431768211455");
 	u64 = 0;
 	TEST_STREQ(int_of(&u64, 8, true), "0");
+}
+
+static const char *f64_of(double x)
+{
+	WRITTEN(rt_values_put_float(f__, (const uint8_t *)&x, sizeof(x)));
+	return out;
+}
+
+static const char *f32_of(float x)
+{
+	WRITTEN(rt_values_put_float(f__, (const uint8_t *)&x, sizeof(x)));
+	return out;
+}
+
+TEST_CASE(floats)
+{
+	TEST_STREQ(f64_of(1.0), "1.0");
+	TEST_STREQ(f64_of(100.0), "100.0");
+	TEST_STREQ(f64_of(-2.25), "-2.25");
+	TEST_STREQ(f64_of(0.1), "0.1");
+	TEST_STREQ(f64_of(0.1 + 0.2), "0.30000000000000004");
+	TEST_STREQ(f64_of(123456.789), "123456.789");
+	TEST_STREQ(f64_of(1e15), "1000000000000000.0");
+	TEST_STREQ(f64_of(1e16), "1e16");
+	TEST_STREQ(f64_of(1.5e300), "1.5e300");
+	TEST_STREQ(f64_of(0.0001), "0.0001");
+	TEST_STREQ(f64_of(1e-5), "1e-5");
+	TEST_STREQ(f64_of(5e-324), "5e-324");
+	TEST_STREQ(f64_of(0.0), "0.0");
+	TEST_STREQ(f64_of(-0.0), "-0.0");
+	TEST_STREQ(f64_of(NAN), "NaN");
+	TEST_STREQ(f64_of(-INFINITY), "-inf");
+	TEST_STREQ(f32_of(0.1f), "0.1");
+	TEST_STREQ(f32_of(1.0f / 3.0f), "0.33333334");
+	TEST_STREQ(f32_of(16777216.0f), "16777216.0");
+	TEST_STREQ(f32_of(3.4028235e38f), "3.4028235e38");
+	TEST_STREQ(f32_of(1e-4f), "0.0001");
+	TEST_STREQ(f32_of(9.999999e-5f), "9.999999e-5");
+	TEST_STREQ(f32_of(INFINITY), "inf");
 }
 
 static const char *char_of(uint32_t c)
