@@ -291,21 +291,21 @@ def test_killed(args, exe, tag, tmp, runs=20):
 
 
 def test_silent(args, exe, tag, tmp):
-    """The workers already have their rings (a thread's first event stops
-    it once, which a stopped rtrace would hold), then rtrace stops."""
+    """The workers get their rings (a thread's first event stops it once,
+    which a stopped rtrace would hold), then rtrace stops."""
     tag += "silent: "
     batch = 4 * KILL_BATCH
     prog = Program(exe)
-    prog.p.stdin.write("run %d\n" % batch)
-    prog.p.stdin.flush()
     log = os.path.join(tmp, "silent.rtrace")
-    # out-of-line calls only: the batch (a quarter of a second natively)
-    # must still run when rtrace has joined, and reading the DWARF for
-    # the inlined calls takes about as long
     rt = subprocess.Popen([args.rtrace, "record", "--no-inlined", "-o", log,
                            "-p", str(prog.pid), "-f", "attachee::*"],
                           stderr=subprocess.PIPE, text=True)
     row(tag + "rtrace says it is attached", wait_attached(rt) is not None)
+    # the batch starts once rtrace has joined, however long that took on
+    # a busy machine (it once took longer than the batch): traced, it
+    # runs for seconds, and its first 0.3 s give every worker a ring
+    prog.p.stdin.write("run %d\n" % batch)
+    prog.p.stdin.flush()
     time.sleep(0.3)
     rt.send_signal(signal.SIGSTOP)
     t0 = time.time()
