@@ -482,13 +482,18 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 
 /* ---- the inline engine: events recorded in the process ------------------ */
 
-/* Whether @func is one the patched sites of @p's image record: an id
+/* Whether @func is one the patched sites of @p record: an id
  * read from memory the program can write is checked before the log
  * takes it. */
 static bool inline_func_known(const struct rt_process *p, uint32_t func)
 {
-	return p->img && p->img->plan &&
-	       rt_plan_func_by_id(p->img->plan, func);
+	if (p->img && p->img->plan && rt_plan_func_by_id(p->img->plan, func))
+		return true;
+	/* the libraries' blocking calls record there too */
+	vec_for_each(&p->libs, lib)
+		if ((*lib)->plan && rt_plan_func_by_id((*lib)->plan, func))
+			return true;
+	return false;
 }
 
 static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)

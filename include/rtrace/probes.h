@@ -273,6 +273,11 @@ rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip);
 #define RT_PLAN_REC_ALIGN 64
 rt_raddr rt_plan_recorder(const struct rt_plan *p);
 
+/* Makes the trampolines of @p call the recorder at @recorder (the
+ * executable's, whose event area a library's probes share) instead of a
+ * copy of their own.  Before rt_plan_place(). */
+void rt_plan_use_recorder(struct rt_plan *p, rt_raddr recorder);
+
 /* Sites patched with a jump (after rt_plan_place(), those that kept it). */
 size_t rt_plan_npatched(const struct rt_plan *p);
 
