@@ -462,7 +462,7 @@ static enum rt_inline_why site_allowed(const struct scan *s,
 	*k = index_of(s->f, pr->addr);
 	if (*k >= s->f->n || s->f->insns[*k].addr != pr->addr)
 		return RT_INLINE_INSN;
-	if (pr->role != RT_ROLE_TRACED ||
+	if ((pr->role != RT_ROLE_TRACED && pr->role != RT_ROLE_BLOCKING) ||
 	    (pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_HELPER)) ==
 		    (RT_PROBE_ENTRY | RT_PROBE_HELPER))
 		return RT_INLINE_ROLE;

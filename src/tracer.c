@@ -434,6 +434,8 @@ static uint64_t entry_value(struct rt_tracer *tr, struct rt_thread *th,
 	case RT_ROLE_MEMALIGN:
 		th->memalign_out = rt_arch_arg(r, 0);
 		return rt_arch_arg(r, 2);
+	case RT_ROLE_BLOCKING:
+		return 0;
 	default:
 		return tr->cfg.stack_depth ? capture_stack(tr, th, spent) : 0;
 	}

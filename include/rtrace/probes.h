@@ -50,6 +50,10 @@ enum rt_func_role {
 	RT_ROLE_SIGACTION,       /* libc's sigaction (entry only): the
 				  * program may set SIGTRAP (sigtrap.h) */
 	RT_ROLE_SIGMASK,         /* libc's pthread_sigmask (entry only) */
+	RT_ROLE_BLOCKING,        /* a libc call that may wait (sleep, futex,
+				  * read...): timed like a traced function,
+				  * nothing read at its hits, so never a
+				  * reason to stop */
 };
 
 /* Why a site of the inline engine is a breakpoint after all. */
