@@ -33,6 +33,18 @@ static void csv_shares(FILE *out, const struct rt_report *rep,
 			rt_report_pct(rep, st->self));
 }
 
+/* The blocked time and its share (columns added last, so that the
+ * columns before them stay where they were); empty like the times. */
+static void csv_blocked(FILE *out, const struct rt_report *rep,
+			const struct rt_fstats *st)
+{
+	if (!rt_fstats_timed(st) && rep->mode == RT_REPORT_TIMES)
+		fputs(",,\n", out);
+	else
+		fprintf(out, ",%llu,%.2f\n", (unsigned long long)st->blocked,
+			rt_report_pct(rep, st->blocked));
+}
+
 static int csv_write(FILE *out, const struct rt_report *rep,
 		     const struct rt_opts *o)
 {
@@ -41,7 +53,7 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 	fputs(keyed ? "key,key_name," : "", out);
 	fputs("name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,unwound,"
 	      "instances,inlined_calls,inlined_sites,timed_calls,total_pct,"
-	      "self_pct,marks\n", out);
+	      "self_pct,marks,blocked_ns,blocked_pct\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
 		char m[RT_MARKS + 1];
@@ -59,7 +71,8 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 			(unsigned long long)r->st.inlined, r->inlined_sites,
 			(unsigned long long)rt_fstats_timed(&r->st));
 		csv_shares(out, rep, &r->st);
-		fprintf(out, ",%s\n", rt_marks_letters(rt_row_marks(rep, r), m));
+		fprintf(out, ",%s", rt_marks_letters(rt_row_marks(rep, r), m));
+		csv_blocked(out, rep, &r->st);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -22,6 +22,7 @@ static const struct {
 	const char *word;
 } marks[RT_MARKS] = {
 	{ 'C', "compensated" }, { 'S', "stops" }, { 'T', "short" },
+	{ 'B', "blocked" },
 };
 
 uint64_t rt_report_run_ns(const struct rt_report *rep)
@@ -79,7 +80,19 @@ unsigned rt_row_marks(const struct rt_report *rep,
 		m |= RT_MARK_STOPS;
 	if (r->st.sum_incl / timed < short_ns(rep, stops))
 		m |= RT_MARK_SHORT;
+	if (r->st.blocked > r->st.self)
+		m |= RT_MARK_BLOCKED;
 	return m;
+}
+
+bool rt_report_any_blocked(const struct rt_report *rep)
+{
+	if (rep->mode != RT_REPORT_TIMES)
+		return false;
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].st.blocked)
+			return true;
+	return false;
 }
 
 const char *rt_marks_letters(unsigned m, char *buf)
@@ -117,13 +130,19 @@ void rt_marks_legend(FILE *out, const struct rt_report *rep)
 		fputs("S: its probes stopped the program (breakpoints): its "
 		      "times carry the cost of those stops, estimated and taken "
 		      "out (rtrace -l says why a probe is a breakpoint).\n", out);
-	if (!(any & RT_MARK_SHORT))
-		return;
-	fprintf(out, "T: its calls are too short to time: on average under "
-		"%s", rt_fmt_duration(a, sizeof(a), short_ns(rep, false)));
-	if (short_ns(rep, false) != short_ns(rep, true))
-		fprintf(out, " (%s with stops)",
-			rt_fmt_duration(b, sizeof(b), short_ns(rep, true)));
-	fprintf(out, ", %d times what the clock and the compensation may "
-		"be off by per call.\n", (int)SHORT_FACTOR);
+	if (any & RT_MARK_SHORT) {
+		fprintf(out, "T: its calls are too short to time: on average "
+			"under %s",
+			rt_fmt_duration(a, sizeof(a), short_ns(rep, false)));
+		if (short_ns(rep, false) != short_ns(rep, true))
+			fprintf(out, " (%s with stops)",
+				rt_fmt_duration(b, sizeof(b),
+						short_ns(rep, true)));
+		fprintf(out, ", %d times what the clock and the compensation "
+			"may be off by per call.\n", (int)SHORT_FACTOR);
+	}
+	if (any & RT_MARK_BLOCKED)
+		fputs("B: it spent more of its own time blocked (waiting in "
+		      "libc: sleep, futex, join, read...) than running its "
+		      "own code.\n", out);
 }

@@ -87,6 +87,11 @@ static void colour(FILE *out, const char *name)
 {
 	uint64_t h = 1469598103934665603ULL;
 
+	/* off the CPU: cold, unlike every warm frame that ran */
+	if (!strcmp(name, "[blocked]")) {
+		fputs("rgb(150,170,210)", out);
+		return;
+	}
 	for (const char *s = name; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	h = hash64(h);
