@@ -588,6 +588,8 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 			    &syms))
 		return;
 	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);
+	if (plan && tr->joining)
+		rt_attach_keep_clear(tr, plan);
 	img = rt_image_new(syms, plan, base);
 	vec_push(&p->libs, img);
 	if (!plan)
