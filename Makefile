@@ -1,13 +1,15 @@
 # The front door.  Two commands on a fresh Debian machine:
 #   make demo   install what is missing, build, trace the bundled example
-#   make test   install what is missing, build, run every test
+#   make test   install what is missing (Chromium too, for the browser
+#               test), build, run every test
 # Everything else is CMake (build/) and CTest.  Hardening, each in its own
 # build directory (tests/fuzz/README.md):
 #   make test-sanitize  the tests again (all but three slow e2e ones),
 #                       rtrace built with ASan + UBSan
 #   make fuzz           build the libFuzzer harnesses (clang), run each
 #                       FUZZ_TIME seconds (default 60)
-#   make lint           clang-tidy (.clang-tidy) over src/ and arch/
+#   make lint           the choke points (tests/lint/chokepoints.py), then
+#                       clang-tidy (.clang-tidy) over src/ and arch/
 
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -40,12 +42,14 @@ demo: build
 	@$(BUILD)/rtrace -f 'demo::*' -o $(BUILD)/demo.rtrace $(BUILD)/examples/demo 1000
 
 test: build
+	@.ci/install-deps test
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -L unit
 
 test-e2e: build
+	@.ci/install-deps test
 	cd $(BUILD) && ctest --output-on-failure -L e2e
 
 # rtrace runs under the sanitizers as it is, ptrace and all: LSan's exit
@@ -81,6 +85,7 @@ fuzz:
 # warning options (a gcc-only -W) are not findings.  C files only: the
 # recorder is assembly.
 lint: build
+	@tests/lint/chokepoints.py
 	@.ci/install-deps lint
 	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) \
 	    -extra-arg=-Wno-unknown-warning-option '$(CURDIR)/(src|arch)/.*\.c$$'

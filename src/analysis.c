@@ -30,7 +30,7 @@
 #define PR_FMT "analysis"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/analysis.h"
-#include "rtrace/calibrate.h"
+#include "rtrace/stopcost.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -702,7 +702,8 @@ static void start_thread(struct rt_frames *f, const struct rt_event *ev)
  * ids of the log's own functions count. */
 static void count_stop(struct rt_frames *f, const struct rt_event *ev)
 {
-	if ((ev->flags & RT_EVF_INLINE) || !ev->nstops ||
+	if (((ev->flags & RT_EVF_INLINE) && !(ev->flags & RT_EVF_RESUMED)) ||
+	    !ev->nstops ||
 	    ev->func == RT_FUNC_NONE ||
 	    (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
 	     ev->kind != RT_EV_TAIL) ||

@@ -13,6 +13,7 @@
 
 #define PR_FMT "arm"
 #define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/arch.h"
 #include "rtrace/arm.h"
 #include "rtrace/guardian.h"
 #include "rtrace/inline.h"
@@ -24,8 +25,8 @@
 /* Probes further apart than this are written in separate runs. */
 #define RUN_GAP 4096
 
-/* Scratch areas are kept this far inside the ±2 GiB that rel32 reaches. */
-#define REACH ((rt_raddr)1 << 31)
+/* Scratch areas are kept this far inside what a jump reaches. */
+#define REACH_MARGIN 0x100000
 
 size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
 		       size_t **idx)
@@ -91,7 +92,7 @@ static bool reaches(rt_raddr base, size_t size, rt_raddr lo, rt_raddr hi)
 {
 	rt_raddr far_lo = MIN(base, lo), far_hi = MAX(base + size, hi);
 
-	return far_hi - far_lo < REACH - 0x100000;
+	return far_hi - far_lo < rt_arch_jump_reach() - REACH_MARGIN;
 }
 
 /* Tries places below the code first (the heap grows up from the end of

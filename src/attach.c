@@ -193,7 +193,7 @@ static const struct rt_plan_func *probed_at(const struct rt_image *img,
 /*
  * A thread stopped inside traced functions will return from them: record
  * their entries now, outermost first, each with the stack pointer it had
- * at entry (one return address below its caller's), so that the returns
+ * at entry (rt_arch_entry_sp() of its caller's), so that the returns
  * pair.  Their start is the attach, so their times are partial.
  */
 static void replay_frames(struct rt_tracer *tr, struct rt_thread *th,
@@ -217,7 +217,7 @@ static void replay_frames(struct rt_tracer *tr, struct rt_thread *th,
 
 		if (pf)
 			rt_emit_flags(tr, th, RT_EV_ENTRY, RT_EVF_PARTIAL,
-				      pf->id, sps[i + 1] - sizeof(rt_raddr), 0,
+				      pf->id, rt_arch_entry_sp(sps[i + 1]), 0,
 				      ts);
 	}
 }

@@ -129,7 +129,7 @@ static const char help_text[] =
 "  -e, --exclude=GLOB   do not trace functions matching GLOB; repeatable\n"
 "  -l, --list           list the selected functions with their probe sites\n"
 "                       and those that cannot be probed (and why); run\n"
-"                       nothing\n"
+"                       nothing (-v: how each patched site is reached)\n"
 "\n"
 "Recording:\n"
 "  -o, --output=FILE    write the log to FILE (default rtrace.data)\n"

@@ -18,11 +18,11 @@
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/diff.h"
 #include "rtrace/evlog.h"
+#include "rtrace/exit.h"
 #include "rtrace/log.h"
 #include "rtrace/output.h"
 #include "rtrace/render.h"
 #include "rtrace/report.h"
-#include "rtrace/session.h"
 #include "rtrace/util.h"
 
 struct side {

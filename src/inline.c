@@ -27,6 +27,7 @@
 
 #define PR_FMT "inline"
 #define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/arch.h"
 #include "rtrace/inline-layout.h"
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
@@ -94,7 +95,7 @@ static bool tsc_usable(void)
 
 	if (read_file("/proc/cpuinfo", &info, &len))
 		return false;
-	ok = strstr(info, " constant_tsc") && strstr(info, " nonstop_tsc");
+	ok = rt_arch_cycles_steady(info);
 	free(info);
 	return ok;
 }
@@ -551,7 +552,11 @@ static bool event_sane(const struct rt_inline_area *a,
 	    ev->kind != RT_EV_TAIL)
 		return false;
 	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER | RT_EVF_INLINED |
-			  RT_EVF_TIMED))
+			  RT_EVF_TIMED | RT_EVF_RESUMED))
+		return false;
+	/* an entry stub records a function's own entry */
+	if ((ev->flags & RT_EVF_RESUMED) &&
+	    (ev->kind != RT_EV_ENTRY || (ev->flags & RT_EVF_INLINED)))
 		return false;
 	/* an inlined call has an entry and an exit, no tail jump */
 	if ((ev->flags & RT_EVF_INLINED) && ev->kind == RT_EV_TAIL)

@@ -121,7 +121,6 @@ static void __noreturn run_child(const char *path, char *const argv[],
 	_exit(127);
 }
 
-/* Reads the exec failure the child reports, if any. */
 /* waitpid() for the child's stop before its exec, through the signals
  * rtrace's own timer may send meanwhile. */
 static pid_t wait_stopped(pid_t child, int *status)
@@ -134,6 +133,26 @@ static pid_t wait_stopped(pid_t child, int *status)
 	return got;
 }
 
+int rt_launch_take_over(pid_t child, unsigned long options)
+{
+	struct rt_wait w;
+	int status, err;
+
+	if (wait_stopped(child, &status) != child ||
+	    (rt_waitstatus_decode(child, status, &w), w.kind != RT_STOP_SIGNAL))
+		return -ECHILD;
+	err = rt_tracee_seize(child, options);
+	if (err) {
+		kill(child, SIGKILL);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		return err;
+	}
+	kill(child, SIGCONT);
+	return 0;
+}
+
+/* Reads the exec failure the child reports, if any. */
 static int child_exec_error(int fd)
 {
 	int e = 0;
@@ -146,8 +165,7 @@ static int child_exec_error(int fd)
 int rt_launch(const char *path, char *const argv[], unsigned long options,
 	      pid_t *pid)
 {
-	int errpipe[2], status, err;
-	struct rt_wait w;
+	int errpipe[2], err;
 	pid_t child;
 
 	if (pipe2(errpipe, O_CLOEXEC) != 0) {
@@ -163,20 +181,17 @@ int rt_launch(const char *path, char *const argv[], unsigned long options,
 	}
 	if (child == 0)
 		run_child(path, argv, errpipe[1]);
-	if (wait_stopped(child, &status) != child ||
-	    (rt_waitstatus_decode(child, status, &w), w.kind != RT_STOP_SIGNAL)) {
+	err = rt_launch_take_over(child, options);
+	if (err == -ECHILD) {
 		err = child_exec_error(errpipe[0]);
+		err = err ? err : -ECHILD;
 		pr_err("%s: the program did not start", path);
 		goto out;
 	}
-	err = rt_tracee_seize(child, options);
 	if (err) {
 		pr_err("cannot trace %s: %s", path, strerror(-err));
-		kill(child, SIGKILL);
-		waitpid(child, &status, 0);
 		goto out;
 	}
-	kill(child, SIGCONT);
 	*pid = child;
 out:
 	close(errpipe[0]);

@@ -73,8 +73,7 @@ void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
 	int saved = errno;
 	va_list ap;
 
-	if (level == RT_LVL_WARN && rt_log_verbose < 0)
-		return;
+	/* -q (verbose -1) keeps warnings: they say what a run lost */
 	if (level == RT_LVL_INFO && rt_log_verbose < 1)
 		return;
 	if (rt_log_before_print)

@@ -15,12 +15,12 @@
 #define PR_FMT "merge"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/evlog.h"
+#include "rtrace/exit.h"
 #include "rtrace/log.h"
 #include "rtrace/marks.h"
 #include "rtrace/merge.h"
 #include "rtrace/output.h"
 #include "rtrace/report.h"
-#include "rtrace/session.h"
 #include "rtrace/util.h"
 
 struct merged {
@@ -218,18 +218,6 @@ static void merge_header(struct merged *m)
 	m->out.cut = cut;
 }
 
-/* The key of test @name in the merged list of tests, added when new. */
-static uint32_t test_key(struct rt_report *out, const char *name)
-{
-	for (size_t i = 0; i < out->ntests; i++)
-		if (strcmp(out->tests[i], name) == 0)
-			return i + 1;
-	out->tests = xrealloc(out->tests, (out->ntests + 1) *
-						  sizeof(*out->tests));
-	out->tests[out->ntests++] = name;
-	return out->ntests;
-}
-
 static void collect_rows(struct merged *m)
 {
 	size_t total = 0, k = 0;
@@ -245,7 +233,8 @@ static void collect_rows(struct merged *m)
 
 			/* a test's key is its place in the merged list */
 			if (m->out.by == RT_BY_TEST && row.key)
-				row.key = test_key(&m->out, row.key_name);
+				row.key = rt_report_test_key(&m->out,
+							     row.key_name);
 			m->out.rows[k++] = row;
 		}
 	}

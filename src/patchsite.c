@@ -160,9 +160,9 @@ static size_t index_of(const struct rt_patch_func *f, rt_raddr addr)
 static bool pad_after_end(const struct rt_patch_func *f, rt_raddr at,
 			  size_t need)
 {
-	uint8_t buf[RT_PATCH_MAX + 16];
+	uint8_t buf[RT_PATCH_MAX + RT_ARCH_INSN_MAX];
 	rt_insn_vec pads = { 0 };
-	size_t covered = 0, len = need + 15;
+	size_t covered = 0, len = need + RT_ARCH_INSN_MAX;
 	bool ok;
 
 	/* a long nop may run past what is needed; the next function may
@@ -974,6 +974,23 @@ static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
 	if (kind == RT_EV_EXIT && (pr->kinds & RT_PROBE_HELPER))
 		flags |= RT_EVF_HELPER;
 	return pr->func | (uint64_t)kind << 32 | (uint64_t)flags << 40;
+}
+
+bool rt_patch_stub_fits(const struct rt_probe *pr)
+{
+	return pr->kinds == RT_PROBE_ENTRY && pr->role == RT_ROLE_TRACED &&
+	       !pr->patch_len && pr->res.kind == RT_RESUME_SLOT;
+}
+
+void rt_patch_stub(const struct rt_probe *pr, struct rt_tramp_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->rec[0] = (struct rt_tramp_rec){
+		RT_REC_ENTRY,
+		rec_word(pr, RT_EV_ENTRY) | (uint64_t)RT_EVF_RESUMED << 40, 0,
+		false };
+	out->nrec = 1;
+	out->back = pr->res.target;
 }
 
 /* What the recorder is called for at @pr, in order: the function's

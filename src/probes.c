@@ -1105,14 +1105,17 @@ size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
 	size_t tlen;
 
-	size_t patched = 0;
+	size_t patched = 0, stubs = 0;
 
 	rt_arch_trap_bytes(&tlen);
-	vec_for_each(&p->probes, pr)
+	vec_for_each(&p->probes, pr) {
 		patched += pr->patch_len != 0;
+		stubs += pr->kinds == RT_PROBE_ENTRY;
+	}
 	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
 				RT_PLAN_CALIB_STOPS * tlen +
-				(patched ? patched * RT_ARCH_TRAMP_MAX +
+				(patched ? (patched + stubs) *
+							   RT_ARCH_TRAMP_MAX +
 						   rt_arch_recorder()->len +
 						   RT_PLAN_REC_ALIGN
 					 : 0) + 1, 4096);
@@ -1156,12 +1159,37 @@ static void place_calib(struct rt_plan *p)
 static void place_recorder(struct rt_plan *p)
 {
 	const struct rt_recorder *rec = rt_arch_recorder();
-	size_t at = p->recorder - p->base;
+	size_t at = p->recorder - p->base, tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 
-	memset(p->code.v + p->code.n, 0xcc, at - p->code.n);
+	/* the gap is never run: breakpoints, should anything land there */
+	for (size_t i = p->code.n; i < at; i++)
+		p->code.v[i] = trap[(i - p->code.n) % tlen];
 	p->code.n = at;
 	memcpy(p->code.v + p->code.n, rec->code, rec->len);
 	p->code.n += rec->len;
+}
+
+/* Entry stubs for the entries that keep a breakpoint, once the patched
+ * sites are known: a stub that cannot be built leaves the entry to be
+ * recorded at its stop. */
+static void place_stubs(struct rt_plan *p)
+{
+	vec_for_each(&p->probes, pr) {
+		struct rt_tramp_spec t;
+		rt_raddr at = p->base + p->code.n;
+		size_t len;
+
+		pr->entry_stub = 0;
+		if (!rt_patch_stub_fits(pr))
+			continue;
+		rt_patch_stub(pr, &t);
+		if (rt_arch_tramp_build(&t, at, p->recorder,
+					p->code.v + p->code.n, &len))
+			continue;
+		pr->entry_stub = at;
+		p->code.n += len;
+	}
 }
 
 /* Builds each patched site's trampoline; a site whose trampoline cannot
@@ -1173,8 +1201,8 @@ static void place_tramps(struct rt_plan *p)
 	uint8_t jump[16];
 
 	vec_for_each(&p->probes, pr)
-		npatched += pr->patch_len != 0;
-	if (!npatched)
+		npatched += pr->patch_len != 0 || pr->kinds == RT_PROBE_ENTRY;
+	if (!rt_plan_npatched(p))
 		return;
 	/* trampolines go before the recorder, which must stay in reach */
 	p->recorder = p->ext_recorder ? p->ext_recorder :
@@ -1211,6 +1239,7 @@ static void place_tramps(struct rt_plan *p)
 	}
 	vec_free(&insns);
 	settle_joined(p);
+	place_stubs(p);
 	if (!p->ext_recorder)
 		place_recorder(p);
 }

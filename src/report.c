@@ -11,10 +11,10 @@
 
 #define PR_FMT "report"
 #define PR_DOMAIN RT_DOM_ANALYSIS
-#include "rtrace/arch.h"
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/match.h"
+#include "rtrace/refusal.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
 
@@ -134,8 +134,7 @@ static const struct rt_thread_info *test_thread(const struct rt_report *rep,
 	return NULL;
 }
 
-/* Index of @name in the report's list of tests, added when new. */
-static uint32_t test_key(struct rt_report *rep, const char *name)
+uint32_t rt_report_test_key(struct rt_report *rep, const char *name)
 {
 	for (size_t i = 0; i < rep->ntests; i++)
 		if (strcmp(rep->tests[i], name) == 0)
@@ -167,7 +166,7 @@ static void set_group(struct rt_report *rep, struct rt_evlog_reader *r,
 		break;
 	case RT_BY_TEST:
 		ti = test_thread(rep, seq);
-		row->key = ti ? test_key(rep, ti->name) : 0;
+		row->key = ti ? rt_report_test_key(rep, ti->name) : 0;
 		row->key_name = ti ? ti->name : "(no test)";
 		break;
 	default:

@@ -31,6 +31,7 @@
 #include "rtrace/inline.h"
 #include "rtrace/rescue.h"
 #include "rtrace/util.h"
+#include "rtrace/waitstatus.h"
 
 #include "tracer-int.h"
 
@@ -80,9 +81,14 @@ static bool await_stop(pid_t tid, uint64_t deadline)
 
 	for (;;) {
 		pid_t w = waitpid(tid, &status, WNOHANG | __WALL);
+		struct rt_wait st;
 
-		if (w == tid && (WIFEXITED(status) || WIFSIGNALED(status)))
-			return false;
+		if (w == tid) {
+			rt_waitstatus_decode(tid, status, &st);
+			if (st.kind == RT_STOP_EXITED ||
+			    st.kind == RT_STOP_KILLED)
+				return false;
+		}
 		if (rt_tracee_getregs(tid, &r) == 0)
 			return true;
 		if ((w < 0 && errno == ECHILD) || now_ns() > deadline)
@@ -177,9 +183,13 @@ static void rescue(struct rt_tracer *tr)
 		rt_tracee_detach(th->tid, sig ? sig : th->pending_sig);
 	}
 	/* threads born since the last look: not yet near a probe */
-	while ((tid = waitpid(-1, &status, WNOHANG | __WALL)) > 0)
-		if (WIFSTOPPED(status))
+	while ((tid = waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+		struct rt_wait st;
+
+		rt_waitstatus_decode(tid, status, &st);
+		if (st.kind != RT_STOP_EXITED && st.kind != RT_STOP_KILLED)
 			rt_tracee_detach(tid, 0);
+	}
 }
 
 static void on_crash(int sig)

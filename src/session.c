@@ -152,6 +152,19 @@ static bool only_inlined(struct target *t, size_t i)
 	return found;
 }
 
+/* What to do about a program without DWARF: cargo's release profile has
+ * none unless asked (cargo rtrace asks). */
+#define DEBUG_INFO_HINT                                                        \
+	"build it with CARGO_PROFILE_RELEASE_DEBUG=true, or with cargo rtrace"
+
+/* Whether the program has DWARF, where inlined calls are described. */
+static bool has_dwarf(const struct target *t)
+{
+	uint64_t bias;
+
+	return rt_symbols_dwarf(t->syms, &bias) != NULL;
+}
+
 /* A pattern must match in the program, unless the program starts others
  * (cargo running test binaries) and rtrace follows them: it is matched
  * again after every exec. */
@@ -186,8 +199,16 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 			continue;
 		}
 		crates = crate_list(t->syms);
-		pr_err("pattern '%s' matches no function in %s; crates in it: "
-		       "%s", t->include.v[i], t->path, crates);
+		if (!has_dwarf(t))
+			pr_err("pattern '%s' matches no function in %s, which "
+			       "has no debug information to find the "
+			       "functions inlined everywhere (%s); crates in "
+			       "it: %s", t->include.v[i], t->path,
+			       DEBUG_INFO_HINT, crates);
+		else
+			pr_err("pattern '%s' matches no function in %s; "
+			       "crates in it: %s", t->include.v[i], t->path,
+			       crates);
 		free(crates);
 		return RT_EXIT_USAGE;
 	}
@@ -196,6 +217,8 @@ static int check_hits(struct target *t, const struct rt_opts *o)
 
 static int select_functions(struct target *t, const struct rt_opts *o)
 {
+	int err;
+
 	for (size_t i = 0; i < o->include.n; i++)
 		vec_push(&t->include, o->include.v[i]);
 	if (!t->include.n) {
@@ -228,7 +251,12 @@ static int select_functions(struct target *t, const struct rt_opts *o)
 		    .idx = t->idx, .n = t->n,
 		    .later = !o->no_follow && rt_symbols_can_exec(t->syms) }))
 		return RT_EXIT_USAGE;
-	return check_hits(t, o);
+	err = check_hits(t, o);
+	if (!err && o->inlined && !has_dwarf(t))
+		pr_warn("%s has no debug information: calls the compiler "
+			"inlined are not counted, nor functions it inlined "
+			"everywhere (%s)", t->path, DEBUG_INFO_HINT);
+	return err;
 }
 
 /* The executable of running process @pid: its symbols are read through
@@ -331,19 +359,63 @@ static const char *site_name(const struct rt_probe *pr)
 	return pr->kinds & RT_PROBE_EXIT ? "return" : "tail jump";
 }
 
-/* With the inline engine: the sites that keep a breakpoint, and why (the
- * entries of inlined calls are listed with their instances). */
+/* Whether the instructions a patched site moves to its trampoline end
+ * with a call (whose return address is then the first byte after the
+ * region, in the original code). */
+static bool moves_call(const struct rt_probe *pr)
+{
+	rt_insn_vec insns = { 0 };
+	bool call = false;
+
+	if (!rt_arch_decode(pr->patch_orig, pr->patch_code, pr->patch_lo,
+			    &insns) && insns.n)
+		call = vec_last(&insns)->cls == RT_INSN_CALL ||
+		       vec_last(&insns)->cls == RT_INSN_CALL_INDIRECT;
+	vec_free(&insns);
+	return call;
+}
+
+/* With -v: how a patched site of the function leads to its trampoline. */
+static void list_patched(const struct rt_probe *pr)
+{
+	static const char *const how[] = {
+		[RT_PATCH_JUMP] = "jump",
+		[RT_PATCH_HOP] = "hop",
+		[RT_PATCH_RETARGET] = "re-aimed branch",
+	};
+
+	printf("      %s at %s %#llx", how[pr->patch_how], site_name(pr),
+	       (unsigned long long)pr->addr);
+	if (pr->relay_lo)
+		printf(", relay at %#llx", (unsigned long long)pr->relay_lo);
+	if (pr->patch_join) {
+		rt_raddr ret = pr->patch_lo + pr->patch_join;
+
+		printf(", with the return at %#llx", (unsigned long long)ret);
+	}
+	if (moves_call(pr))
+		printf(", moves a call");
+	putchar('\n');
+}
+
+/* With the inline engine: the sites that keep a breakpoint, and why, and
+ * with -v how the others are patched (the entries of inlined calls are
+ * listed with their instances). */
 static void list_breakpoints(const struct rt_plan *plan,
 			     const struct rt_plan_func *pf)
 {
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
 
-		if (pr->func == pf->id && !rt_probe_inline(pr) &&
-		    pr->kinds != RT_PROBE_INLINED)
+		if (pr->func != pf->id || pr->kinds == RT_PROBE_INLINED ||
+		    pr->joined)
+			continue;
+		if (!pr->patch_len)
 			printf("      breakpoint at %s %#llx: %s\n",
 			       site_name(pr), (unsigned long long)pr->addr,
 			       rt_inline_why_str(pr->inline_why));
+		else if (rt_log_verbose > 0)
+			list_patched(pr);
 	}
 }
 
@@ -672,24 +744,34 @@ static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
 	res->stopped = rt_tracer_stopped(tr, &res->nstopped);
 }
 
-static int launch_and_trace(struct target *t, const struct rt_opts *o,
-			    const struct rt_stop_cost *cost,
-			    struct rt_evlog_writer **w,
-			    struct run_result *res)
+/* What the tracer is told of @o and of target @t, whose symbols and
+ * inlined calls it takes over.  A program rtrace launched dies with it
+ * (@launched); one it attached to must outlive it. */
+static struct rt_tracer_config tracer_config(const struct target *t,
+					     const struct rt_opts *o,
+					     bool launched)
 {
-	struct rt_tracer_config cfg = {
+	return (struct rt_tracer_config){
 		.matcher = t->matcher, .follow = !o->no_follow,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
 		.blocking = !o->no_blocked,
-		.exitkill = true, .first_syms = t->syms, .first_idx = t->idx,
-		.first_n = t->n, .first_inlined = t->inl,
-		.inlined = o->inlined,
+		.exitkill = launched, .first_syms = t->syms,
+		.first_idx = t->idx, .first_n = t->n,
+		.first_inlined = t->inl, .inlined = o->inlined,
 		.inline_engine = o->engine != RT_ENGINE_TRAP,
 		.stop_at = t->stop_at,
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
 		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
 	};
+}
+
+static int launch_and_trace(struct target *t, const struct rt_opts *o,
+			    const struct rt_stop_cost *cost,
+			    struct rt_evlog_writer **w,
+			    struct run_result *res)
+{
+	struct rt_tracer_config cfg = tracer_config(t, o, true);
 	struct rt_tracer *tr;
 	pid_t pid;
 
@@ -743,18 +825,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 			    const struct rt_stop_cost *cost,
 			    struct rt_evlog_writer **w, struct run_result *res)
 {
-	struct rt_tracer_config cfg = {
-		.matcher = t->matcher, .follow = !o->no_follow,
-		.count_only = o->count_only, .coverage = o->coverage,
-		.stack_depth = o->stack_depth, .mem = o->mem,
-		.blocking = !o->no_blocked,
-		.first_syms = t->syms, .first_idx = t->idx, .first_n = t->n,
-		.first_inlined = t->inl, .inlined = o->inlined,
-		.inline_engine = o->engine != RT_ENGINE_TRAP,
-		.stop_at = t->stop_at,
-		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
-		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
-	};
+	struct rt_tracer_config cfg = tracer_config(t, o, false);
 	struct rt_tracer *tr;
 	int err;
 

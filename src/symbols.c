@@ -123,7 +123,7 @@ static int check_header(struct rt_symbols *s)
 		       "programs (give the binary, not a script)", s->path);
 		return -ENOEXEC;
 	}
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64) {
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != RT_ARCH_ELF_MACHINE) {
 		sym_err(s, "%s: built for another architecture (ELF machine %u, "
 		       "class %u); this rtrace traces %s programs", s->path,
 		       eh.e_machine, eh.e_ident[EI_CLASS], RT_ARCH_NAME);

@@ -4,6 +4,7 @@
  * memory.  Wrappers return 0 or -errno and never print for ESRCH: a thread
  * that died between two calls is an event the tracer handles, not an error.
  */
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -119,14 +120,24 @@ int rt_tracee_detach(pid_t tid, int sig)
 		       tid);
 }
 
+/* The general registers as a register set: PTRACE_GETREGS and SETREGS
+ * exist on a few architectures only (not on arm64); the set that a core
+ * file's NT_PRSTATUS note holds exists on all, in struct rt_regs's
+ * layout (arch-regs.h). */
 int rt_tracee_getregs(pid_t tid, struct rt_regs *r)
 {
-	return checked(ptrace(PTRACE_GETREGS, tid, 0, r), "getregs", tid);
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+
+	return checked(ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &iov),
+		       "getregs", tid);
 }
 
 int rt_tracee_setregs(pid_t tid, const struct rt_regs *r)
 {
-	return checked(ptrace(PTRACE_SETREGS, tid, 0, r), "setregs", tid);
+	struct iovec iov = { .iov_base = (void *)r, .iov_len = sizeof(*r) };
+
+	return checked(ptrace(PTRACE_SETREGSET, tid, NT_PRSTATUS, &iov),
+		       "setregs", tid);
 }
 
 int rt_tracee_getsiginfo(pid_t tid, siginfo_t *si)

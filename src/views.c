@@ -17,9 +17,9 @@
 
 #define PR_FMT "views"
 #define PR_DOMAIN RT_DOM_OUTPUT
+#include "rtrace/exit.h"
 #include "rtrace/log.h"
 #include "rtrace/render.h"
-#include "rtrace/session.h"
 #include "rtrace/util.h"
 #include "rtrace/views.h"
 

@@ -122,6 +122,17 @@ uint64_t rt_arch_cycles(void)
 	return __builtin_ia32_rdtsc();
 }
 
+bool rt_arch_cycles_steady(const char *cpuinfo)
+{
+	return strstr(cpuinfo, " constant_tsc") &&
+	       strstr(cpuinfo, " nonstop_tsc");
+}
+
+rt_raddr rt_arch_jump_reach(void)
+{
+	return (rt_raddr)1 << 31;  /* a rel32 displacement */
+}
+
 /* movabs $v, %rdi (or %rsi) */
 static void emit_movabs(struct x64_code *c, unsigned reg, uint64_t v)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The register half of the x86-64 port: breakpoint and helper code bytes,
- * and accessors over struct user_regs_struct as PTRACE_GETREGS returns it.
+ * and accessors over struct user_regs_struct, the NT_PRSTATUS register set.
  */
 #include <linux/audit.h>
 #include <stddef.h>
@@ -47,6 +47,11 @@ void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip)
 rt_raddr rt_arch_sp(const struct rt_regs *r)
 {
 	return r->r.rsp;
+}
+
+rt_raddr rt_arch_entry_sp(rt_raddr caller_sp)
+{
+	return caller_sp - sizeof(uint64_t);
 }
 
 void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp)

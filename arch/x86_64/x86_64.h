@@ -10,9 +10,11 @@
 
 #include <stdint.h>
 
+#include "arch-regs.h"
+
 /* ---- instruction encoding --------------------------------------------- */
 
-#define X64_INSN_MAX 15         /* architectural limit on instruction length */
+#define X64_INSN_MAX RT_ARCH_INSN_MAX
 
 #define X64_OP_INT3 0xcc
 #define X64_OP_RET 0xc3

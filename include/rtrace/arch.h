@@ -19,6 +19,7 @@
 #include "rtrace/raddr.h"
 #include "rtrace/vec.h"
 #include "arch-regs.h"
+#include "rtrace/refusal.h"
 
 /* ---- registers -------------------------------------------------------- */
 
@@ -34,6 +35,11 @@ rt_raddr rt_arch_ip(const struct rt_regs *r);
 void rt_arch_set_ip(struct rt_regs *r, rt_raddr ip);
 rt_raddr rt_arch_sp(const struct rt_regs *r);
 void rt_arch_set_sp(struct rt_regs *r, rt_raddr sp);
+
+/* The stack pointer a function has at its first instruction when its
+ * caller's was @caller_sp at the call (x86-64: the return address is
+ * pushed below it). */
+rt_raddr rt_arch_entry_sp(rt_raddr caller_sp);
 
 /* Integer return value register as seen at a function's exit. */
 uint64_t rt_arch_retval(const struct rt_regs *r);
@@ -162,31 +168,10 @@ size_t rt_arch_jump_table(const struct rt_insn *insns, size_t n, size_t k,
 				      size_t len),
 			  void *ctx, rt_raddr *targets, size_t max);
 
-/* Why a site cannot be displaced; RT_REFUSE_NONE when it can. */
-enum rt_refusal {
-	RT_REFUSE_NONE,
-	RT_REFUSE_UNDECODABLE,     /* the function's bytes do not decode */
-	RT_REFUSE_NO_CODE,         /* size 0, or bytes outside any section */
-	RT_REFUSE_BRANCH_OTHER,    /* loop/jrcxz/xbegin at a probe site */
-	RT_REFUSE_STACK_CALL,      /* indirect call through a stack operand */
-	RT_REFUSE_OUT_OF_RANGE,    /* the scratch slot cannot reach a target */
-	RT_REFUSE_TRAP_SITE,       /* the site already holds a breakpoint */
-	RT_REFUSE_MID_INSN,        /* the site is not where an instruction
-				    * of its function begins (an inlined
-				    * call's entry, from DWARF) */
-	RT_REFUSE_LOOP_HEAD,       /* an inlined call's entry that a branch
-				    * inside the call goes back to: it runs
-				    * once per iteration, not per call */
-	RT_REFUSE_MAX,
-};
-
 /* The address an indirect jump or call through memory (@insn, placed at
  * its run-time address) reads its target from, when that address is
  * fixed (RIP-relative or absolute): 0 and *slot, or -ENOENT. */
 int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot);
-
-/* Short text for a refusal, for -l and the report; static string. */
-const char *rt_refusal_str(enum rt_refusal why);
 
 /* How a thread leaves a probe site after the hit was recorded. */
 enum rt_resume_kind {
@@ -268,6 +253,15 @@ struct rt_recorder {
 /* The time stamp counter the recorder reads, read here; 0 when the CPU
  * has none. */
 uint64_t rt_arch_cycles(void);
+
+/* Whether that counter is a clock: it ticks at one rate whatever the
+ * CPU's frequency, and through its idle states (read from the CPU's
+ * flags in @cpuinfo, the text of /proc/cpuinfo). */
+bool rt_arch_cycles_steady(const char *cpuinfo);
+
+/* How far a jump from a probe site reaches, either way: the scratch
+ * area must lie this close to the code it serves. */
+rt_raddr rt_arch_jump_reach(void);
 
 /* The thread pointer of the calling thread, as the recorder reads it. */
 uint64_t rt_arch_self_tp(void);

@@ -138,6 +138,11 @@ enum rt_event_flags {
 				   * call opens a frame that an exit with
 				   * the same function and value closes;
 				   * without it, a call with no time */
+	RT_EVF_RESUMED = 1 << 5,  /* with RT_EVF_INLINE, on an entry: the
+				   * function's breakpoint stopped the
+				   * program, and the entry was recorded in
+				   * the program when it ran again (an
+				   * entry stub): the stop precedes it */
 };
 
 /* One frame of a call stack, symbolised when it was recorded. */

@@ -21,6 +21,12 @@ char *rt_launch_resolve(const char *name, int *err);
 int rt_launch(const char *path, char *const argv[], unsigned long options,
 	      pid_t *pid);
 
+/* Takes over @child, a fork of rtrace's that stops itself with SIGSTOP:
+ * waits for that stop, seizes it with @options and continues it.  Returns
+ * 0; -ECHILD when it did not stop (it exited: an exec failed, say); or the
+ * seize's -errno, after which the child is killed and reaped. */
+int rt_launch_take_over(pid_t child, unsigned long options);
+
 /* Makes rtrace ignore SIGXFSZ, so that a log write past RLIMIT_FSIZE fails
  * with EFBIG (recording stops, the program runs on) instead of killing
  * rtrace and, through PTRACE_O_EXITKILL, the program.  Programs started

@@ -63,4 +63,10 @@ void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites);
  * file's base name and the declaration's line, else " (0x16d00)". */
 void rt_where_mark(FILE *out, const struct rt_log_func *fn);
 
+/* Writes what the table says of row @r after its name: where it is when
+ * another row has its name, its inlined calls, and its instances,
+ * unwound calls and calls already running at the start, each in
+ * brackets (the text and HTML tables alike). */
+void rt_row_notes(FILE *out, const struct rt_report_row *r);
+
 #endif

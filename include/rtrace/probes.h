@@ -132,6 +132,9 @@ struct rt_probe {
 				   * of other sites: only the jump is
 				   * written there */
 	rt_raddr tramp;           /* its trampoline, once placed */
+	rt_raddr entry_stub;      /* a breakpoint's: where the thread resumes
+				   * to record the entry in the process
+				   * (rt_patch_stub()), or 0 */
 	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first event
 				   * in the plan's list of inlined calls */
 	uint16_t ninl;            /* and how many there are here */

@@ -93,6 +93,10 @@ void rt_report_sort(struct rt_report *rep, const struct rt_opts *o);
  * stay extremes. */
 void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st);
 
+/* The key (index + 1) of test @name in @rep's list of tests, added when
+ * new: the list holds @name itself, which the caller keeps alive. */
+uint32_t rt_report_test_key(struct rt_report *rep, const char *name);
+
 /* Frees a report; accepts NULL. */
 void rt_report_free(struct rt_report *rep);
 

@@ -8,16 +8,8 @@
 #ifndef RTRACE_SESSION_H
 #define RTRACE_SESSION_H
 
+#include "rtrace/exit.h"
 #include "rtrace/opts.h"
-
-/* rtrace's own exit statuses; otherwise it exits with the program's. */
-enum rt_exit {
-	RT_EXIT_OK = 0,
-	RT_EXIT_USAGE = 2,       /* bad options or input: nothing ran */
-	RT_EXIT_TRACE = 125,     /* tracing failed (ptrace refused, I/O) */
-	RT_EXIT_NOEXEC = 126,    /* the program cannot be executed */
-	RT_EXIT_NOTFOUND = 127,  /* the program does not exist */
-};
 
 /* Traces the program of @o; with RT_CMD_RUN also prints the report. */
 int rt_session_record(const struct rt_opts *o);

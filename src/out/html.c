@@ -30,8 +30,11 @@ static const char style[] =
 "table.fn { border-collapse: collapse; font-size: 0.9em; }\n"
 "table.fn th { cursor: pointer; background: #eee; text-align: right; }\n"
 "table.fn th, table.fn td { padding: 2px 8px; border-bottom: 1px solid #ddd; }\n"
-"table.fn td { text-align: right; font-family: monospace; }\n"
-"table.fn td.name, table.fn th.name { text-align: left; }\n"
+"table.fn td { text-align: right; font-family: monospace; white-space: nowrap; }\n"
+"table.fn td.name, table.fn th.name { text-align: left; white-space: normal; }\n"
+"table.fn td.mark { white-space: nowrap; }\n"
+".mark { font-weight: bold; color: #a40; }\n"
+"abbr.mark { cursor: help; margin-right: 1px; }\n"
 "ul.tree, ul.tree ul { list-style: none; padding: 0; margin: 0; }\n"
 "ul.tree, .tree-head { font-family: monospace; font-size: 0.9em; }\n"
 "ul.tree summary, ul.tree .leaf, .tree-head { white-space: pre; }\n"
@@ -70,21 +73,40 @@ static void meta_row(FILE *out, const char *key, const char *value)
 	fputs("</td></tr>\n", out);
 }
 
-/* What @say writes of @rep, line by line: a row of the meta table each
- * under @key, or, without one, a note each.  The HTML report says what
- * the text report says, in the same words. */
-static void text_lines(FILE *out, const char *key,
-		       void (*say)(FILE *, const struct rt_report *),
-		       const struct rt_report *rep)
+typedef void rt_say_fn(FILE *, const struct rt_report *);
+
+/* What @say writes of @rep, in a buffer to free; NULL without memory. */
+static char *said(rt_say_fn *say, const struct rt_report *rep)
 {
-	char *buf = NULL, *line, *next;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem = open_memstream(&buf, &len);
 
 	if (!mem)
-		return;
+		return NULL;
 	say(mem, rep);
 	fclose(mem);
+	return buf;
+}
+
+/* The lines of @text that say something. */
+static size_t count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p++)
+		n += *p != '\n' && (p[1] == '\n' || !p[1]);
+	return n;
+}
+
+/* What @say writes of @rep, line by line: a row of the meta table each
+ * under @key, or, without one, a note each.  The HTML report says what
+ * the text report says, in the same words. */
+static void text_lines(FILE *out, const char *key, rt_say_fn *say,
+		       const struct rt_report *rep)
+{
+	char *buf = said(say, rep), *line, *next;
+
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -96,6 +118,9 @@ static void text_lines(FILE *out, const char *key,
 			continue;
 		}
 		fputs("<p class=\"note\">", out);
+		/* a line of the marks' legend: its letter as in the table */
+		if (line[0] >= 'A' && line[0] <= 'Z' && line[1] == ':')
+			fprintf(out, "<b class=\"mark\">%c</b>", *line++);
 		rt_xml_string(out, line);
 		fputs("</p>\n", out);
 	}
@@ -106,6 +131,7 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 		       const struct rt_report *rep)
 {
 	char d[32], e[32], c[32], line[160];
+	char *notes;
 
 	fputs("<table class=\"meta\">\n", out);
 	meta_row(out, "command", v->info->cmdline);
@@ -120,6 +146,13 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 	meta_row(out, "recorded", line);
 	text_lines(out, "figures", rt_text_figures, rep);
 	text_lines(out, "ended", rt_text_ending, rep);
+	notes = said(rt_text_notes, rep);
+	if (count_lines(notes))
+		fprintf(out, "<tr><td>notes</td><td><a href=\"#notes\">%zu "
+			"under the table</a>: what the figures and the marks "
+			"mean, and what to beware of</td></tr>\n",
+			count_lines(notes));
+	free(notes);
 	fputs("</table>\n", out);
 }
 
@@ -162,9 +195,37 @@ static void time_cells(FILE *out, const struct rt_report *rep,
 	cell(out, st->max);
 }
 
+/* A row's marks, each with its line of the legend as a tooltip. */
+static void marks_cell(FILE *out, const struct rt_report *rep,
+		       const struct rt_report_row *r, const char *legend)
+{
+	char m[RT_MARKS + 1];
+
+	fputs("<td class=\"name mark\">", out);
+	for (const char *c = rt_marks_letters(rt_row_marks(rep, r), m); *c; c++) {
+		const char *l = legend;
+		const char *end;
+
+		while (l && *l && !(l[0] == *c && l[1] == ':'))
+			l = (end = strchr(l, '\n')) ? end + 1 : NULL;
+		fputs("<abbr class=\"mark\"", out);
+		if (l && *l) {
+			char *line = xstrndup(l, strcspn(l, "\n"));
+
+			fputs(" title=\"", out);
+			rt_xml_string(out, line);
+			fputc('"', out);
+			free(line);
+		}
+		fprintf(out, ">%c</abbr>", *c);
+	}
+	fputs("</td>", out);
+}
+
 static void write_table(FILE *out, const struct rt_report *rep)
 {
 	bool blocked = rt_report_any_blocked(rep);
+	char *legend = said(rt_marks_legend, rep);
 
 	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
 	      "</th><th>total</th><th>%</th><th>self</th><th>%</th>", out);
@@ -175,18 +236,15 @@ static void write_table(FILE *out, const struct rt_report *rep)
 	fputs("</tr></thead>\n<tbody>\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
-		char m[RT_MARKS + 1];
 
 		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.calls);
 		time_cells(out, rep, &r->st, blocked);
-		fprintf(out, "<td class=\"name\">%s</td><td class=\"name\">",
-			rt_marks_letters(rt_row_marks(rep, r), m));
+		marks_cell(out, rep, r, legend);
+		fputs("<td class=\"name\">", out);
 		rt_xml_string(out, r->name);
-		if (r->ambiguous)
-			rt_where_mark(out, r->fn);
-		rt_inlined_mark(out, &r->st, r->inlined_sites);
+		rt_row_notes(out, r);
 		fputs("</td>", out);
 		if (rep->by != RT_BY_NONE) {
 			fprintf(out, "<td class=\"name\">%u ", r->id);
@@ -195,9 +253,12 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		}
 		fputs("</tr>\n", out);
 	}
-	fputs("</tbody></table>\n<p class=\"note\">Click a column to sort."
-	      "</p>\n", out);
+	free(legend);
+	fputs("</tbody></table>\n<p class=\"note\">Click a column to sort; "
+	      "hover over a mark for what it means.</p>\n<div id=\"notes\">\n",
+	      out);
 	text_lines(out, NULL, rt_text_notes, rep);
+	fputs("</div>\n", out);
 }
 
 /* ---- the call tree ----------------------------------------------------------- */

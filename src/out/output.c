@@ -125,3 +125,18 @@ void rt_where_mark(FILE *out, const struct rt_log_func *fn)
 	else
 		fprintf(out, " (0x%" PRIx64 ")", (uint64_t)fn->addr);
 }
+
+void rt_row_notes(FILE *out, const struct rt_report_row *r)
+{
+	if (r->ambiguous)
+		rt_where_mark(out, r->fn);
+	rt_inlined_mark(out, &r->st, r->inlined_sites);
+	if (r->instances > 1)
+		fprintf(out, " [%u instances]", r->instances);
+	if (r->st.unwound)
+		fprintf(out, " [%llu unwound]",
+			(unsigned long long)r->st.unwound);
+	if (r->st.partial)
+		fprintf(out, " [+%llu already running]",
+			(unsigned long long)r->st.partial);
+}

@@ -177,17 +177,7 @@ static void print_row(FILE *out, const struct rt_report *rep,
 		time_col(mn, sizeof(mn), timed, r->st.min),
 		time_col(mx, sizeof(mx), timed, r->st.max),
 		rt_marks_letters(rt_row_marks(rep, r), m), r->name);
-	if (r->ambiguous)
-		rt_where_mark(out, r->fn);
-	rt_inlined_mark(out, &r->st, r->inlined_sites);
-	if (r->instances > 1)
-		fprintf(out, " [%u instances]", r->instances);
-	if (r->st.unwound)
-		fprintf(out, " [%llu unwound]",
-			(unsigned long long)r->st.unwound);
-	if (r->st.partial)
-		fprintf(out, " [+%llu already running]",
-			(unsigned long long)r->st.partial);
+	rt_row_notes(out, r);
 	fputs(hot ? "\033[0m\n" : "\n", out);
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """rtrace's SVG flame graph and HTML report, opened in headless Chromium.
 
-    browser_check.py --rtrace PATH --program PATH [--screenshots DIR] [-- ARGS]
+    browser_check.py --rtrace PATH --program PATH --rustc PATH --fixtures DIR
+                     --build DIR [--screenshots DIR] [-- ARGS]
 
 Records PROGRAM ARGS (the demo), exports the log as SVG and as HTML, and
 opens both in headless Chromium, driven through the DevTools protocol over
@@ -20,11 +21,42 @@ a pipe (--remote-debugging-pipe; no extra package).  Checks:
         --format json` with 0.01% of the total time or more (the page's
         rule); a click on "calls" sorts the table
 
-With --screenshots DIR, saves flamegraph.png and html-report.png there;
---raw-times passes that option to every view (figures as measured).
+Then two recordings that have marks and notes by construction, each
+page against the text report (`rtrace report`) of the same log, whatever
+marks and notes that prints:
+
+  trap  PROGRAM with a small ARGS[0] (20) under --engine trap: every
+        probe stops the program, so every timed row has stops, most
+        compensated, the inlined calls' rows too short to time
+  mixed tests/fixtures/compensate.rs, default engine: one function keeps
+        a breakpoint at its entry (the breakpoint and stops notes, a row
+        with stops), one is a few instructions (too short to time)
+
+  marks  some row of the text table has a mark; each row of the page (in the order the text lists them, before any
+         click) names the text's function, and its mark cell shows the
+         text's marks, rendered: displayed, of non-zero size, inside the
+         page, not covered (the element at its centre, scrolled to, is
+         it) and 9 px or larger; its function cell says what the text's
+         row says after the marks (the name, and the bracketed notes:
+         inlined calls, instances, unwound calls...); hovering over a
+         mark shows its line of the text's legend (its title)
+  notes  every line the text prints under its table (the legend of
+         each mark the rows have, explanations, warnings) and in its
+         header after the duration (how the figures were made, how the
+         program ended) is in the page's rendered text, in an element
+         rendered as above
+  fold   a note that starts below the first screen has a link to it on
+         the first screen
+
+With --screenshots DIR, saves flamegraph.png, html-report.png,
+html-marks-trap.png and html-marks-mixed.png there; --raw-times passes
+that option to every view (figures as measured).
 
 Skips (exit 0, a SKIP line) when no Chromium is installed: Debian's package
-is `chromium`.  Exit 1 when a check fails.  Python 3 standard library only.
+is `chromium`, which .ci/install-deps installs for `make test`.  With
+RTRACE_REQUIRE_BROWSER set (not empty, not 0; .ci/run sets it) a missing
+Chromium or program fails instead.  Exit 1 when a check fails.  Python 3
+standard library only.
 """
 
 import argparse
@@ -32,12 +64,17 @@ import base64
 import collections
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import runtest  # noqa: E402  (its fixture builds)
 
 FLAME_WIDTH = 1180   # RT_FLAME_WIDTH in include/rtrace/render.h
 FLAME_MIN_PX = 0.1   # RT_FLAME_MIN_PX
@@ -320,25 +357,223 @@ def run_checks(opts, t, b, tmp):
           "\n".join(bad))
 
 
+# ---- marks and notes: the page against the text report --------------------
+
+TRAP_ARG = "20"         # the demo's documents under --engine trap: ~2 s
+MIXED = ("compensate", "3", ["-f", "compensate::traced::*",
+                             "-f", "compensate_mixed_spin"])
+HEADER_FACTS = ("rtrace report", "command", "duration")  # the page's own words
+MIN_FONT_PX = 9
+
+
+def text_report(opts, log):
+    """(rows, notes, text) of `rtrace report`: rows as (function, marks,
+    what follows the marks) in the table's order, the marks being the one
+    word of capitals before the name (the time columns are figures, units
+    and "-"); notes the lines of the header after HEADER_FACTS, without
+    their label, and every line under the table."""
+    text = rtrace(opts, "report", "--color", "never", log).decode()
+    names = [f["name"] for f in json.loads(
+        rtrace(opts, "report", "--format", "json", log))["functions"]]
+    lines = text.splitlines()
+    head = next(i for i, ln in enumerate(lines)
+                if ln.split()[:1] == ["calls"] and ln.rstrip().endswith("function"))
+    notes = []
+    for ln in lines[:head]:
+        m = re.match(r"# (\w[\w ]*?):\s+(.*)", ln)
+        if m and m.group(1) in HEADER_FACTS:
+            continue
+        if ln.strip():
+            notes.append(m.group(2) if m else ln.lstrip("# "))
+    body = lines[head + 1:]
+    end = next((i for i, ln in enumerate(body) if not ln.strip()), len(body))
+    rows = []
+    for name, ln in zip(names, body[:end]):
+        m = re.search(r"(?:^|\s)" + re.escape(name) + r"(?=\s|$)", ln)
+        before = ln[:m.start()].split() if m else []
+        marks = before[-1] if before and re.fullmatch("[A-Z]+", before[-1]) else ""
+        said = " ".join(ln[m.start():].split()) if m else \
+            "(%s not on: %s)" % (name, ln)
+        rows.append((name, marks, said))
+    if end != len(names):
+        rows.append(("", "", "(%d rows in the text, %d in the json)" %
+                     (end, len(names))))
+    notes += [ln.strip() for ln in body[end:] if ln.strip()]
+    return rows, notes, text
+
+
+# Whether element e is rendered where one can see it: displayed, visible,
+# of non-zero size, inside the page (its scrollable area), in a font of
+# MIN_FONT_PX or more, and, scrolled to, the element at its centre is e
+# or inside it (nothing covers it).
+RENDERED_JS = r"""
+function rendered(e) {
+  var s = getComputedStyle(e);
+  if (s.display == 'none' || s.visibility != 'visible' || +s.opacity == 0)
+    return 'hidden (' + s.display + ', ' + s.visibility + ', ' + s.opacity + ')';
+  if (parseFloat(s.fontSize) < %d) return 'font ' + s.fontSize;
+  e.scrollIntoView({block: 'center', inline: 'center'});
+  var r = e.getBoundingClientRect();
+  if (!(r.width > 0 && r.height > 0)) return 'size ' + r.width + 'x' + r.height;
+  var d = document.documentElement;
+  if (r.left + scrollX < 0 || r.top + scrollY < 0 ||
+      r.right + scrollX > d.scrollWidth + 0.5 ||
+      r.bottom + scrollY > d.scrollHeight + 0.5)
+    return 'outside the page at ' + [r.left + scrollX, r.top + scrollY];
+  var x = Math.min(r.left + r.width / 2, innerWidth - 1);
+  var y = Math.min(r.top + r.height / 2, innerHeight - 1);
+  var at = document.elementFromPoint(x, y);
+  if (!at || !(e.contains(at) || at.contains(e)))
+    return 'covered by ' + (at ? at.tagName + '.' + at.className : 'nothing');
+  return '';
+}
+function norm(t) { return (t || '').replace(/\s+/g, ' ').trim(); }
+""" % MIN_FONT_PX
+
+ROWS_JS = RENDERED_JS + r"""
+(function () {
+  var heads = [].map.call(document.querySelectorAll('table.fn thead th'),
+                          function (th) { return norm(th.textContent); });
+  var mc = heads.indexOf('mark'), nc = heads.indexOf('function');
+  return [].map.call(document.querySelectorAll('table.fn tbody tr'), function (tr) {
+    var m = tr.cells[mc], shown = [], tips = {};
+    // each piece of text in the cell, in the element that holds it, and
+    // the tooltip of each letter
+    var w = document.createTreeWalker(m, NodeFilter.SHOW_TEXT);
+    while (w.nextNode()) {
+      var e = w.currentNode.parentElement, tip = e.closest('[title]');
+      if (!norm(w.currentNode.nodeValue)) continue;
+      shown.push(rendered(e));
+      norm(w.currentNode.nodeValue).split('').forEach(function (c) {
+        tips[c] = tip ? norm(tip.getAttribute('title')) : '';
+      });
+    }
+    return {name: norm(tr.cells[nc].innerText), marks: norm(m.innerText),
+            tips: tips, shown: shown.filter(function (s) { return s; }).join('; ')};
+  });
+})()
+"""
+
+# For each note: '' when an element that shows it is rendered, else why
+# not; and whether its top is on the first screen, or a link there leads
+# to an element that holds it.
+NOTES_JS = RENDERED_JS + r"""
+(function (notes) {
+  scrollTo(0, 0);
+  var all = [].filter.call(document.body.querySelectorAll('*'), function (e) {
+    return e.innerText !== undefined && !e.closest('svg');
+  });
+  var texts = all.map(function (e) { return norm(e.innerText); });
+  var screen = innerHeight;
+  var links = [].filter.call(document.querySelectorAll('a[href^="#"]'), function (a) {
+    var r = a.getBoundingClientRect();
+    return r.height > 0 && r.top + scrollY < screen;
+  }).map(function (a) { return document.getElementById(a.getAttribute('href').slice(1)); });
+  return notes.map(function (n) {
+    n = norm(n);
+    var holders = all.filter(function (e, i) { return texts[i].indexOf(n) >= 0; });
+    var inner = holders.filter(function (e) {
+      return !holders.some(function (o) { return o !== e && e.contains(o); });
+    });
+    if (!inner.length) return {shown: 'not in the rendered text', pointed: false};
+    var e = inner[0], top = e.getBoundingClientRect().top + scrollY;
+    var pointed = top < screen || links.some(function (l) { return l && l.contains(e); });
+    return {shown: rendered(e), pointed: pointed};
+  });
+})(%s)
+"""
+
+
+def check_marks(opts, t, b, what, log, shot):
+    rows, notes, text = text_report(opts, log)
+    html = log[:-len(".rtrace")] + ".html"
+    rtrace(opts, "export", "-o", html, log)
+    b.load(html)
+    bad = b.problems()
+    t.row(what, "no console error, exception or fetch", not bad, "none",
+          len(bad), "\n".join(bad))
+    marked = [r for r in rows if r[1]]
+    t.row(what, "text: some row has a mark", marked, "> 0", len(marked), text)
+    page = b.eval(ROWS_JS)
+    t.row(what, "a page row per text row", len(page) == len(rows), len(rows),
+          len(page))
+    wrong = ["%s: %r, page %s: %r" % (said, m, p["name"], p["marks"])
+             for (n, m, said), p in zip(rows, page)
+             if p["name"] != said or p["marks"] != m]
+    t.row(what, "each row: the text's marks, name and notes", not wrong,
+          "%d marked" % len(marked), "%d wrong" % len(wrong), "\n".join(wrong))
+    hidden = ["%s: %s" % (n, p["shown"]) for (n, m, said), p in zip(rows, page)
+              if p["shown"]]
+    t.row(what, "each mark rendered", not hidden, "", "%d not" % len(hidden),
+          "\n".join(hidden))
+    legend = {c for r in marked for c in r[1]} - {n[0] for n in notes
+                                                  if n[1:2] == ":"}
+    t.row(what, "text: a legend line per mark", not legend, "", "".join(legend))
+    lines = {n[0]: " ".join(n.split()) for n in notes if n[1:2] == ":"}
+    tips = ["%s %s: %r" % (p["name"], c, tip) for p in page
+            for c, tip in sorted(p["tips"].items()) if tip != lines.get(c)]
+    t.row(what, "each mark's tooltip: its legend line", not tips, "",
+          "%d not" % len(tips), "\n".join(tips))
+    seen = b.eval(NOTES_JS % json.dumps(notes))
+    unseen = ["%s: %s" % (n, r["shown"]) for n, r in zip(notes, seen) if r["shown"]]
+    t.row(what, "each note of the text, rendered", not unseen,
+          "%d notes" % len(notes), "%d not" % len(unseen), "\n".join(unseen))
+    far = [n for n, r in zip(notes, seen) if not r["pointed"]]
+    t.row(what, "notes below the first screen: a link there", not far, "",
+          "%d not" % len(far), "\n".join(far))
+    if opts.screenshots:
+        b.eval("scrollTo(0, 0)")
+        b.screenshot(os.path.join(opts.screenshots, shot))
+    bad = b.problems()
+    t.row(what, "no console error after the checks", not bad, "none", len(bad),
+          "\n".join(bad))
+
+
+def run_marks(opts, t, b, tmp):
+    log = os.path.join(tmp, "trap.rtrace")
+    subprocess.run([opts.rtrace, "record", "-q", "--engine", "trap", "-o", log,
+                    "--", opts.program, TRAP_ARG] + opts.args[1:], check=True,
+                   stdout=subprocess.DEVNULL, cwd=tmp)
+    check_marks(opts, t, b, "trap", log, "html-marks-trap.png")
+    fixture, opt, patterns = MIXED
+    build = runtest.Build(opt, False)
+    os.makedirs(opts.build, exist_ok=True)
+    runtest.build_fixture(opts, fixture, build)
+    if build.error:
+        raise RuntimeError(build.error)
+    log = os.path.join(tmp, "mixed.rtrace")
+    subprocess.run([opts.rtrace, "record", "-q", "-o", log] + patterns +
+                   ["--", build.exe], check=True, stdout=subprocess.DEVNULL, cwd=tmp)
+    check_marks(opts, t, b, "mixed", log, "html-marks-mixed.png")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rtrace", required=True)
     ap.add_argument("--program", required=True, help="the program to record")
+    ap.add_argument("--rustc", required=True)
+    ap.add_argument("--fixtures", required=True, help="tests/fixtures")
+    ap.add_argument("--build", required=True, help="where fixtures are built")
     ap.add_argument("--screenshots", help="directory for the PNG screenshots")
     ap.add_argument("--raw-times", action="store_true",
                     help="views with rtrace's cost per stop kept in")
     ap.add_argument("args", nargs="*", help="the program's arguments")
     opts = ap.parse_args()
     opts.rtrace = os.path.abspath(opts.rtrace)
-    opts.program = os.path.abspath(opts.program)
+    for o in ("program", "rustc", "fixtures", "build"):
+        setattr(opts, o, os.path.abspath(getattr(opts, o)))
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
+    required = os.environ.get("RTRACE_REQUIRE_BROWSER", "") not in ("", "0")
+    missing = None
     if not exe:
-        print("SKIP: no Chromium to open the SVG and HTML exports "
-              "(Debian: apt-get install chromium)")
-        return 0
-    if not os.path.exists(opts.program):
-        print("SKIP: no program to record: %s" % opts.program)
-        return 0
+        missing = ("no Chromium to open the SVG and HTML exports "
+                   "(Debian: apt-get install chromium)")
+    elif not os.path.exists(opts.program):
+        missing = "no program to record: %s" % opts.program
+    if missing:
+        print("%s: %s" % ("FAIL (RTRACE_REQUIRE_BROWSER is set)" if required
+                          else "SKIP", missing))
+        return 1 if required else 0
     tmp = tempfile.mkdtemp(prefix="rtrace-browser.")
     t = Table()
     b = None
@@ -346,7 +581,9 @@ def main():
         b = Browser(exe, os.path.join(tmp, "profile"))
         b.open_page()
         run_checks(opts, t, b, tmp)
-    except (RuntimeError, OSError, subprocess.CalledProcessError, KeyError) as e:
+        run_marks(opts, t, b, tmp)
+    except (RuntimeError, OSError, subprocess.CalledProcessError, KeyError,
+            StopIteration, ValueError) as e:
         t.row("-", "run", False, detail=e)
     finally:
         if b:

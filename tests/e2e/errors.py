@@ -165,6 +165,31 @@ def scenario_no_match(cx):
     return ["-f", "nomatch::*", cx.exe, "10"], {"prog": cx.exe}
 
 
+def no_debug_copy(cx):
+    """What cargo build --release makes: symbols, no DWARF, of the
+    fixture whose functions are inlined."""
+    strip = shutil.which("strip")
+    if not strip:
+        raise Skip("no strip program")
+    p = cx.path("no-debug-prog")
+    if not os.path.exists(p):
+        shutil.copy(build(cx.args, "inlined", "3"), p)
+        subprocess.run([strip, "--strip-debug", p], check=True)
+    return p
+
+
+def scenario_no_match_no_debug(cx):
+    # a function that exists only inlined there
+    p = no_debug_copy(cx)
+    return ["-f", "inlined::is_small", p], {"prog": p}
+
+
+def scenario_no_debug(cx):
+    p = no_debug_copy(cx)
+    return ["-q", "-o", cx.path("no-debug.rtrace"), "-f", "inlined::*", p], \
+        {"prog": p}
+
+
 def scenario_invalid_glob(cx):
     return ["-f", "hotloop::[", cx.exe, "10"], {}
 

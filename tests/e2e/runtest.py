@@ -63,7 +63,6 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   trap_time_tolerance float  the same under --engine trap, where a
                          call's times carry the compensation of
                          every stop inside it            time_tolerance
-  time_tolerance_of dict  a function's own time_tolerance      {}
   time_floor_ns   int    TIME and NATIVE checks pass within
                          this many ns even when that is more
                          than time_tolerance (tiny functions)   0
@@ -103,6 +102,16 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
   breakpoint_sites list  with the inline engine, the functions
                          that keep a breakpoint on some site (the
                          report's "breakpoint_sites"), exactly  None
+  sites_expect    dict   {opt level: {function: [regex, ...]}}: with
+                         the inline engine, in builds at that level,
+                         `rtrace -l -v` with the case's patterns says
+                         how each site is patched; some line listed
+                         under a function of that name (the lines
+                         after its own, up to the next function) must
+                         match each regex, e.g. "^hop at entry",
+                         "moves a call", "^inlined into x::f .*: jump"
+                         (so the case fails when the fixture stops
+                         exercising a way of patching)          None
   inlined         dict   {opt level: [path, ...]}: in builds at
                          that level, every call of each path was
                          inlined by the compiler: the report's
@@ -321,7 +330,6 @@ DEFAULTS = {
     "v0": False,
     "time_tolerance": 0.10,
     "trap_time_tolerance": None,
-    "time_tolerance_of": {},
     "time_floor_ns": 0,
     "time_runs": 3,
     "timeout": 120,
@@ -341,6 +349,7 @@ DEFAULTS = {
     "inline_share": None,
     "inlined": None,
     "breakpoint_sites": None,
+    "sites_expect": None,
     "session": None,
 }
 KNOWN_VARS = set(DEFAULTS) | {"fixture"}
@@ -896,6 +905,46 @@ def check_objdump(case, b, table):
                       fact, seen)
 
 
+# "  0x14500   9   1   0   2/2    fnptr::bump  (/src/fnptr.rs:49)", or
+# "  inlined   -   -   -          fnptr::add  (/src/fnptr.rs:40)"
+LIST_FUNC = re.compile(r"^  (?:0x[0-9a-f]+|inlined)\s+\S+\s+\S+\s+\S+\s+(?:\d+/\d+\s+)?"
+                       r"(.+?)(?:  \(.*\))?$")
+
+
+def listed_sites(text):
+    """{function: [its lines of rtrace -l -v, stripped]}."""
+    out, func = {}, None
+    for line in text.splitlines():
+        m = LIST_FUNC.match(line)
+        if m:
+            func = m.group(1)
+            out.setdefault(func, [])
+        elif func and line.startswith("      "):
+            out[func].append(line.strip())
+    return out
+
+
+def check_sites(opts, case, b, table):
+    """sites_expect: how rtrace -l -v says the sites are patched."""
+    name, lab = case["name"], b.label
+    want = case["sites_expect"].get(b.opt)
+    if not want:
+        return
+    cmd = [opts.rtrace, "-l", "-v"] + selection_options(case) + ["--", b.exe]
+    r = run(cmd, opts.build, case["timeout"])
+    if r.rc != 0:
+        table.row(name, lab, "rtrace -l -v", "NG", "exit 0", r.describe(),
+                  detail=_text(r.err))
+        return
+    sites = listed_sites(_text(r.out))
+    for fn, facts in want.items():
+        lines = sites.get(fn, [])
+        for fact in facts:
+            ok = any(re.search(fact, l) for l in lines)
+            table.row(name, lab, "sites %s: %s" % (fn, fact), "OK" if ok else "NG",
+                      fact, "; ".join(lines) or "not listed")
+
+
 # "  0x14500   9   1   0   2/2    fnptr::bump  (/src/fnptr.rs:49)"
 LISTED = re.compile(r"^\s+0x[0-9a-f]+\s+\d+\s+\S+\s+\S+\s+\S+\s+(.+?)"
                     r"  \((.+):(\d+)\)$")
@@ -950,6 +999,8 @@ def check_build(opts, case, b, table):
     if case["objdump_expect"] and b.opt != "0":
         check_objdump(case, b, table)
     check_decl_lines(opts, case, b, table)
+    if case["sites_expect"] and opts.engine != "trap":
+        check_sites(opts, case, b, table)
     for i in range(case["repeat"]):
         rlab = lab if case["repeat"] == 1 else "%s#%d" % (lab, i + 1)
         tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s-%s." % (name, lab))
@@ -1341,7 +1392,6 @@ def check_time(cx, runs, path, tag, kind="TIME"):
     machines are shared and noisy) within time_tolerance of the figure, or
     within time_floor_ns when that is more."""
     tol, floor = time_tolerance(cx), cx.case["time_floor_ns"]
-    tol = cx.case["time_tolerance_of"].get(path, tol)
     busy = machine_busy()
     whats = (("total", 0), ("self", 1)) if kind == "TIME" else (("fastest", 0),)
     for what, i in whats:

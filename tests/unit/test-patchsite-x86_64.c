@@ -1272,6 +1272,58 @@ TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
 	vec_free(&f.insns);
 }
 
+/* An entry that keeps its breakpoint (a loop goes back to its second
+ * instruction) resumes through a stub: the entry recorded, flagged as
+ * after a stop, then the jump to its slot.  Its return, patched, and a
+ * breakpoint that is no plain entry get none. */
+TEST_CASE(breakpoint_entry_resumes_through_a_stub)
+{
+	const rt_raddr slot = TRAMP + 0x800;
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct rt_tramp_spec t;
+	uint8_t buf[RT_ARCH_TRAMP_MAX];
+	char word[64], call[32], jmp[32];
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t len, n;
+
+	/* push rbx; L: call .+5; test al, al; jz L; pop rbx; ret; int3 x5 */
+	PLAN(f, 0x53, 0xe8, 0, 0, 0, 0, 0x84, 0xc0, 0x74, 0xf7, 0x5b, 0xc3,
+	     0xcc, 0xcc, 0xcc, 0xcc, 0xcc);
+	TEST_EQ(f.n, 2);
+	TEST_EQ(f.probes[0].inline_why, RT_INLINE_TARGET);
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	f.probes[0].res = (struct rt_resume){ .kind = RT_RESUME_SLOT,
+					      .target = slot };
+	f.probes[1].res = f.probes[0].res;
+	TEST_TRUE(rt_patch_stub_fits(&f.probes[0]));
+	TEST_TRUE(!rt_patch_stub_fits(&f.probes[1]));
+	f.probes[0].role = RT_ROLE_ALLOC;
+	TEST_TRUE(!rt_patch_stub_fits(&f.probes[0]));
+	f.probes[0].role = RT_ROLE_TRACED;
+	f.probes[0].res.kind = RT_RESUME_JUMP;
+	TEST_TRUE(!rt_patch_stub_fits(&f.probes[0]));
+	f.probes[0].res.kind = RT_RESUME_SLOT;
+
+	rt_patch_stub(&f.probes[0], &t);
+	TEST_EQ(rt_arch_tramp_build(&t, TRAMP, RECORDER, buf, &len), 0);
+	TEST_TRUE(cs || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
+	n = cs_disasm(cs, buf, len, TRAMP, 0, &ci);
+	TEST_EQ(n, 5);
+	snprintf(word, sizeof(word), "rdi, 0x%llx",
+		 (unsigned long long)(FUNC_ID | (uint64_t)RT_EV_ENTRY << 32 |
+				      (uint64_t)(RT_EVF_INLINE |
+						 RT_EVF_RESUMED) << 40));
+	snprintf(call, sizeof(call), "0x%llx",
+		 (unsigned long long)(RECORDER + r->call[RT_REC_ENTRY]));
+	snprintf(jmp, sizeof(jmp), "0x%llx", (unsigned long long)slot);
+	TEST_TRUE(n == 5 && is(&ci[0], "push", "rdi") &&
+		  is(&ci[1], "movabs", word) && is(&ci[2], "call", call) &&
+		  is(&ci[3], "pop", "rdi") && is(&ci[4], "jmp", jmp));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
 /* The recorder, run here on a copy: what one event costs. */
 TEST_CASE(event_cost_measured_natively)
 {

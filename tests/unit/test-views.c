@@ -894,7 +894,7 @@ TEST_CASE(report_untimed_inlined_calls)
 	o.export_path = xasprintf("%s/out.html", lf.dir);
 	TEST_EQ(rt_views_export(&o), 0);
 	TEST_EQ(read_file(o.export_path, &s, NULL), 0);
-	TEST_TRUE(strstr(s, "<td data-v=\"0\">-</td><td class=\"name\"></td>"
+	TEST_TRUE(strstr(s, "<td data-v=\"0\">-</td><td class=\"name mark\"></td>"
 			    "<td class=\"name\">emit "
 			    "[2 inlined, 0 sites; timed: 0]</td>") != NULL);
 	free(s);
@@ -961,7 +961,10 @@ TEST_CASE(html_page)
 	TEST_EQ(count(s, "class=\"leaf\">"), 3);
 	TEST_TRUE(strstr(s, "<td class=\"name\">&lt;T as Tr&gt;::f</td>") != NULL);
 	TEST_TRUE(strstr(s, "src=") == NULL);
-	TEST_TRUE(strstr(s, "href=") == NULL);
+	/* links within the page only: the summary's to the notes */
+	TEST_EQ(count(s, "href="), 1);
+	TEST_TRUE(strstr(s, "<a href=\"#notes\">") != NULL);
+	TEST_TRUE(strstr(s, "<div id=\"notes\">") != NULL);
 	TEST_TRUE(strstr(s, "</html>\n") != NULL);
 	free(s);
 	unlink(out);

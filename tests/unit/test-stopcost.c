@@ -7,7 +7,7 @@
  */
 #include <stdint.h>
 
-#include "rtrace/calibrate.h"
+#include "rtrace/stopcost.h"
 #include "rtrace/compiler.h"
 #include "unittest.h"
 
