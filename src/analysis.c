@@ -55,6 +55,8 @@ struct frame {
 	bool inlined;            /* a timed inlined call: it lives in the
 				  * frame of the code it was inlined into
 				  * and ends at its instance's exit */
+	uint64_t blocked;        /* compensated ns of blocking calls made
+				  * in it, outside its traced callees */
 };
 
 struct thread_state {
@@ -71,6 +73,11 @@ struct thread_state {
 	int64_t shift;           /* in-place measure minus the curve's */
 	uint64_t last_ts;        /* raw time of its previous event */
 	uint64_t last_tl;        /* last timeline position handed out */
+	/* the outermost blocking call open (libc's nanosleep, read...):
+	 * its entry stack pointer (0: none), raw start, the thread's stop
+	 * cost then, and whether it left by a tail jump */
+	uint64_t blk_sp, blk_start, blk_cost;
+	bool blk_tail;
 	/* activations of each function on the stack, by func id up to the
 	 * log's table, in chunks of ACTIVE_CHUNK made when first touched
 	 * (memory follows the functions a thread calls, not the table);
@@ -93,7 +100,7 @@ struct rt_frames {
 				     * of one thread (a ring, a stop) */
 	VEC(uint64_t) func_addr;       /* id -> run-time address */
 	VEC(uint64_t) helpers;         /* addresses of helper functions */
-	VEC(uint8_t) mem;              /* id -> an allocator entry point */
+	VEC(uint8_t) kind;             /* id -> FN_MEM, FN_BLOCKING or 0 */
 	VEC(uint32_t) pids;            /* distinct processes seen */
 	VEC(struct rt_thread_info) info;  /* every thread's life */
 	struct rt_evlog_reader *reader;   /* for thread names, or NULL */
@@ -101,6 +108,9 @@ struct rt_frames {
 	VEC(uint64_t) func_stops;  /* by function id */
 	bool have_ts;
 };
+
+/* What a function of the log's table is to the frames. */
+enum { FN_MEM = 1, FN_BLOCKING = 2 };
 
 /* ---- threads and their activations ------------------------------------ */
 
@@ -335,9 +345,9 @@ static void push(struct rt_frames *f, struct thread_state *t,
 			f->sinks[i].enter(f->sinks[i].ctx, &c);
 }
 
-static bool is_mem(const struct rt_frames *f, uint32_t id)
+static uint8_t kind_of(const struct rt_frames *f, uint32_t id)
 {
-	return id < f->mem.n && f->mem.v[id];
+	return id < f->kind.n ? f->kind.v[id] : 0;
 }
 
 /* Closes the top frame at raw time @ts; returns whether it was chained to
@@ -359,7 +369,8 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	 * dearer), that callee was held at 0, but the whole cost still
 	 * came out of this call */
 	call.total = MAX(call.total, fr->child_total);
-	call.self = call.total - fr->child_total;
+	call.blocked = MIN(fr->blocked, call.total - fr->child_total);
+	call.self = call.total - fr->child_total - call.blocked;
 	call.taken = raw > call.total ? raw - call.total : 0;
 	call.end = timeline(f, t, ts);
 	call.ret = ret;
@@ -377,7 +388,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 	t->ids.n--;
 	/* the allocator's time stays its caller's own (--mem must not change
 	 * the other figures) */
-	if (t->stack.n && !is_mem(f, call.func))
+	if (t->stack.n && kind_of(f, call.func) != FN_MEM)
 		vec_last(&t->stack)->child_total += call.total;
 	return chained;
 }
@@ -516,6 +527,59 @@ static void inlined_exit(struct rt_frames *f, struct thread_state *t,
 	}
 }
 
+/* ---- blocking calls --------------------------------------------------- */
+
+/* The open blocking call of @t ends at raw time @ts: its time, less the
+ * stops in it, is the blocked time of the innermost traced call, or of
+ * none when no traced call is open (it is in no row's times then). */
+static void end_block(struct thread_state *t, uint64_t ts)
+{
+	uint64_t raw, c;
+
+	if (!t->blk_sp)
+		return;
+	raw = ts > t->blk_start ? ts - t->blk_start : 0;
+	c = t->cost - t->blk_cost;
+	if (t->stack.n)
+		vec_last(&t->stack)->blocked += raw > c ? raw - c : 0;
+	t->blk_sp = 0;
+	t->blk_tail = false;
+}
+
+/*
+ * An event of a blocking call.  Only the outermost one counts (libc's
+ * sleep() calls nanosleep(), both probed): an entry deeper than the open
+ * one is nested in it.  An entry at the open one's stack pointer after
+ * its tail jump goes on with it; one shallower means the open one was
+ * left unseen.  A tail jump keeps the call open: it ends with the next
+ * event of the thread, or the return of the blocking call it jumped to.
+ */
+static void on_blocking(struct rt_frames *f, struct thread_state *t,
+			const struct rt_event *ev)
+{
+	switch (ev->kind) {
+	case RT_EV_ENTRY:
+		close_deeper(f, t, ev->sp, ev->ts);
+		if (t->blk_sp && (ev->sp < t->blk_sp ||
+				  (ev->sp == t->blk_sp && t->blk_tail)))
+			break;
+		end_block(t, ev->ts);
+		t->blk_sp = ev->sp;
+		t->blk_start = ev->ts;
+		t->blk_cost = t->cost;
+		break;
+	case RT_EV_EXIT:
+		if (t->blk_sp && ev->sp >= t->blk_sp)
+			end_block(t, ev->ts);
+		break;
+	case RT_EV_TAIL:
+		t->blk_tail |= ev->sp == t->blk_sp;
+		break;
+	default:
+		break;
+	}
+}
+
 static void on_entry(struct rt_frames *f, struct thread_state *t,
 		     const struct rt_event *ev)
 {
@@ -609,6 +673,7 @@ static void on_tail(struct rt_frames *f, struct thread_state *t,
 static void thread_over(struct rt_frames *f, struct thread_state *t,
 			uint64_t ts, uint64_t sp)
 {
+	end_block(t, ts);
 	if (sp)
 		close_deeper(f, t, sp, ts);
 	close_all(f, t, ts, RT_CALL_INCOMPLETE);
@@ -677,6 +742,16 @@ void rt_frames_feed(struct rt_frames *f, const struct rt_event *ev)
 	if ((ev->flags & RT_EVF_INLINE) && !f->opts.raw_times)
 		t->cost += t->inline_cost;
 	t->last_ts = ev->ts;
+	if (unlikely(kind_of(f, ev->func) == FN_BLOCKING) &&
+	    ev->func != RT_FUNC_NONE) {
+		if (!f->opts.count_only)
+			on_blocking(f, t, ev);
+		return;
+	}
+	/* anything else the thread does ends its blocking call */
+	if (unlikely(t->blk_sp) && ev->kind != RT_EV_DELAY &&
+	    ev->kind != RT_EV_CALIB && ev->kind != RT_EV_ARG)
+		end_block(t, ev->ts);
 	switch (ev->kind) {
 	case RT_EV_ENTRY:
 		if (ev->flags & RT_EVF_INLINED)
@@ -779,11 +854,21 @@ void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr)
 	f->func_addr.v[id] = addr;
 }
 
+static void set_kind(struct rt_frames *f, uint32_t id, uint8_t kind)
+{
+	while (f->kind.n <= id)
+		vec_push(&f->kind, 0);
+	f->kind.v[id] = kind;
+}
+
 void rt_frames_func_mem(struct rt_frames *f, uint32_t id)
 {
-	while (f->mem.n <= id)
-		vec_push(&f->mem, 0);
-	f->mem.v[id] = 1;
+	set_kind(f, id, FN_MEM);
+}
+
+void rt_frames_func_blocking(struct rt_frames *f, uint32_t id)
+{
+	set_kind(f, id, FN_BLOCKING);
 }
 
 void rt_frames_helper(struct rt_frames *f, uint64_t addr)
@@ -831,7 +916,7 @@ void rt_frames_free(struct rt_frames *f)
 	vec_free(&f->threads);
 	vec_free(&f->func_addr);
 	vec_free(&f->helpers);
-	vec_free(&f->mem);
+	vec_free(&f->kind);
 	vec_free(&f->pids);
 	vec_free(&f->info);
 	vec_free(&f->func_stops);
@@ -855,6 +940,8 @@ static void learn_funcs(struct rt_frames *f, struct rt_evlog_reader *r,
 		if (fn && (fn->flags & (RT_FUNC_MEM_ALLOC | RT_FUNC_MEM_REALLOC |
 					RT_FUNC_MEM_FREE)))
 			rt_frames_func_mem(f, fn->id);
+		if (fn && (fn->flags & RT_FUNC_BLOCKING))
+			rt_frames_func_blocking(f, fn->id);
 	}
 }
 

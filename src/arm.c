@@ -371,14 +371,20 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 			  deferred_sig);
 	if (err)
 		return err;
+	/* a library's jumps record through the executable's event area */
+	if (img != p->img && p->ia)
+		rt_plan_use_recorder(plan, rt_inline_recorder(p->ia));
 	rt_plan_place(plan, base);
 	code = rt_plan_scratch_code(plan, &len);
 	err = rt_mem_write(p->mem, base, code, len);
 	if (!err && img == p->img)
 		start_inline(p, plan, tid, deferred_sig);
 	if (!err) {
-		enum arm_mode mode = img == p->img && p->ia ? ARM_JUMPS
-							    : ARM_TRAPS;
+		enum arm_mode mode = p->ia && (img == p->img ||
+					       rt_plan_recorder(plan) ==
+						       rt_inline_recorder(p->ia))
+					     ? ARM_JUMPS
+					     : ARM_TRAPS;
 
 		/* the guardian hears of the breakpoints before they are
 		 * written: rtrace may die in between */

@@ -269,9 +269,7 @@ static void step_out_of_patches(struct rt_thread *th,
 	}
 }
 
-/* A thread still inside the bytes a jump would replace would come back
- * into the middle of the jump: those sites keep a breakpoint. */
-static void keep_clear_of_threads(struct rt_tracer *tr, struct rt_plan *plan)
+void rt_attach_keep_clear(struct rt_tracer *tr, struct rt_plan *plan)
 {
 	size_t n = rt_tasks_nthreads(tr->tasks);
 	rt_raddr *ips = xcalloc(n + 1, sizeof(*ips));
@@ -321,15 +319,19 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	err = rt_image_build(tr, p);
 	tr->first_exec_done = true;
 	if (!err && p->img->plan)
-		keep_clear_of_threads(tr, p->img->plan);
+		rt_attach_keep_clear(tr, p->img->plan);
 	if (!err)
 		err = rt_image_arm(tr, p, any->tid, &any->pending_sig);
 	if (err)
 		return err;
 	/* the libraries are mapped already: no hook will say so (libc's
 	 * signal calls matter only where something is probed) */
-	if (tr->cfg.mem || p->img->plan)
+	if (tr->cfg.mem || p->img->plan) {
+		/* libc's blocking calls are patched with jumps too */
+		tr->joining = true;
 		rt_image_scan_libraries(tr, any);
+		tr->joining = false;
+	}
 	/* also the steps that took threads out of the jumps' bytes */
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++)
 		keep_sigtrap(rt_tasks_thread_at(tr->tasks, i));

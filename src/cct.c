@@ -123,17 +123,28 @@ static void on_leave(void *ctx, const struct rt_call *c)
 {
 	struct rt_cct *t = ctx;
 	struct rt_cct_node *n;
+	uint32_t i;
 	int root;
 
 	if (!wanted(t, c, &root))
 		return;
-	n = &t->nodes.v[node_of(t, c, root, false)];
+	i = node_of(t, c, root, false);
+	n = &t->nodes.v[i];
 	/* a call running before rtrace attached: its time, not the call */
 	n->calls += !(c->flags & RT_CALL_PARTIAL);
 	n->total += c->total;
 	n->self += c->self;
 	n->unwound += !!(c->flags & RT_CALL_UNWOUND);
 	open_calls(t, c->thread)->n = c->depth - root;
+	/* its blocked time is a frame above it: in its total, not its self,
+	 * and a flame graph shows where the program waited */
+	if (c->blocked) {
+		/* child() may move the nodes */
+		i = child(t, i, RT_CCT_BLOCKED);
+		n = &t->nodes.v[i];
+		n->total += c->blocked;
+		n->self += c->blocked;
+	}
 }
 
 struct rt_cct *rt_cct_new(struct rt_fkeys *keys, uint32_t tid)
@@ -177,6 +188,8 @@ const struct rt_cct_node *rt_cct_node(const struct rt_cct *t, uint32_t i)
 
 const char *rt_cct_name(const struct rt_cct *t, uint32_t i)
 {
+	if (i && t->nodes.v[i].key == RT_CCT_BLOCKED)
+		return "[blocked]";
 	return i ? rt_fkeys_name(t->keys, t->nodes.v[i].key) : "all";
 }
 

@@ -41,6 +41,7 @@ enum long_only {
 	OPT_INLINED,
 	OPT_NO_INLINED,
 	OPT_PROGRESS,
+	OPT_NO_BLOCKED,
 };
 
 static const struct option long_opts[] = {
@@ -60,6 +61,7 @@ static const struct option long_opts[] = {
 	{ "stack", required_argument, NULL, OPT_STACK },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "mem", no_argument, NULL, OPT_MEM },
+	{ "no-blocked", no_argument, NULL, OPT_NO_BLOCKED },
 	{ "heap-series", no_argument, NULL, OPT_HEAP_SERIES },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
@@ -141,6 +143,10 @@ static const char help_text[] =
 "                       allocation costs two more probe hits.  The report\n"
 "                       adds allocations, bytes, frees, live bytes and the\n"
 "                       peak per function (report --mem: that table only)\n"
+"      --no-blocked     do not probe libc's calls that wait (sleep, futex,\n"
+"                       join, read, poll...): their time stays the self\n"
+"                       time of the function that made them, and the\n"
+"                       report has no blocked column\n"
 "      --stack=N        record the calling stack (N frames) at every entry:\n"
 "                       unwound with the program's unwind tables, costs\n"
 "                       one unwind per call\n"
@@ -408,6 +414,7 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_STACK: return parse_depth(arg, o);
 	case OPT_STACKS: o->show_stacks = true; break;
 	case OPT_MEM: o->mem = true; break;
+	case OPT_NO_BLOCKED: o->no_blocked = true; break;
 	case OPT_HEAP_SERIES: o->heap_series = o->mem = true; break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
@@ -569,6 +576,7 @@ static void unset_flag(int c, struct rt_opts *o)
 	case OPT_PROGRESS: o->progress = false; break;
 	case OPT_STACKS: o->show_stacks = false; break;
 	case OPT_MEM: o->mem = o->heap_series = false; break;
+	case OPT_NO_BLOCKED: o->no_blocked = false; break;
 	case OPT_HEAP_SERIES: o->heap_series = false; break;
 	case OPT_INSTANCES: o->instances = false; break;
 	case OPT_RAW_TIMES: o->raw_times = false; break;

@@ -54,6 +54,8 @@ static uint32_t func_flags(const struct rt_plan_func *pf)
 	case RT_ROLE_SIGACTION:
 	case RT_ROLE_SIGMASK:
 		return RT_FUNC_HELPER;
+	case RT_ROLE_BLOCKING:
+		return RT_FUNC_HELPER | RT_FUNC_BLOCKING;
 	default:
 		return pf->helper	 ? RT_FUNC_HELPER :
 		       pf->inlined_only ? RT_FUNC_INLINED_ONLY :
@@ -219,17 +221,58 @@ static uint8_t signal_role(const struct rt_func *fn)
 	return 0;
 }
 
+/*
+ * libc's calls that may wait for something other than the CPU: sleeps,
+ * futexes (Rust's std makes its futex waits, those of thread::park,
+ * Mutex, Condvar, JoinHandle::join and thread::scope, through syscall()),
+ * joins, reads, sockets, polls and waits for children.  Their time is the
+ * calling function's blocked time, not its own (docs/how-it-works.md).
+ * Global symbols only, of libc and libpthread: another library's "read"
+ * is not libc's.
+ */
+static const char *const blocking_calls[] = {
+	"nanosleep", "clock_nanosleep", "usleep", "sleep", "pause",
+	"syscall", "pthread_join", "pthread_cond_wait",
+	"pthread_cond_timedwait", "pthread_cond_clockwait", "sem_wait",
+	"sem_timedwait", "sem_clockwait", "read", "readv", "pread64",
+	"preadv", "recv", "recvfrom", "recvmsg", "accept", "accept4",
+	"connect", "poll", "ppoll", "select", "pselect", "epoll_wait",
+	"epoll_pwait", "wait4", "waitpid", "waitid", "flock",
+	"sigwaitinfo", "sigtimedwait",
+};
+
+/* Whether the image at @path is libc or libpthread (glibc's, musl's). */
+static bool is_libc(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.", 5) || !strncmp(base, "libc-", 5) ||
+	       !strncmp(base, "libpthread.", 11) ||
+	       !strncmp(base, "libpthread-", 11);
+}
+
+static uint8_t blocking_role(const struct rt_func *fn)
+{
+	for (size_t i = 0; fn->global && i < ARRAY_SIZE(blocking_calls); i++)
+		if (rt_func_named(fn, blocking_calls[i]))
+			return RT_ROLE_BLOCKING;
+	return 0;
+}
+
 /* Symbol indexes and roles of the functions of @syms probed for a role:
  * the allocator's entry points with --mem (@mem), libc's signal calls
- * always. */
+ * always, libc's blocking calls with @blocking. */
 static size_t find_special(const struct rt_symbols *syms, bool mem,
-			   size_t **idx, uint8_t **roles)
+			   bool blocking, size_t **idx, uint8_t **roles)
 {
 	/* room for two of each, and for the entry hook */
 	const size_t room = (ARRAY_SIZE(allocator) +
-			     ARRAY_SIZE(signal_calls)) * 2;
+			     ARRAY_SIZE(signal_calls) +
+			     ARRAY_SIZE(blocking_calls)) * 2;
 	size_t n = 0;
 
+	blocking = blocking && is_libc(rt_symbols_path(syms));
 	*idx = xmalloc((room + 1) * sizeof(**idx));
 	*roles = xmalloc(room + 1);
 	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
@@ -238,6 +281,8 @@ static size_t find_special(const struct rt_symbols *syms, bool mem,
 
 		if (!role)
 			role = signal_role(fn);
+		if (!role && blocking)
+			role = blocking_role(fn);
 		if (role && n < room) {
 			(*idx)[n] = i;
 			(*roles)[n++] = role;
@@ -339,12 +384,13 @@ static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
 	roles[(*ns)++] = RT_ROLE_MODULES;
 }
 
-/* What the inline engine may patch: the executable's traced functions,
- * unless each hit needs a stop (call stacks are unwound, coverage takes
- * probes out). */
-static unsigned inline_kinds(const struct rt_tracer *tr, bool exe)
+/* What the inline engine may patch: the executable's traced functions
+ * and the libraries' blocking calls (patchsite.c keeps the other roles
+ * breakpoints), unless each hit needs a stop (call stacks are unwound,
+ * coverage takes probes out). */
+static unsigned inline_kinds(const struct rt_tracer *tr)
 {
-	if (!tr->cfg.inline_engine || !exe || tr->cfg.stack_depth ||
+	if (!tr->cfg.inline_engine || tr->cfg.stack_depth ||
 	    tr->cfg.coverage)
 		return 0;
 	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
@@ -368,7 +414,9 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 	uint8_t *roles = NULL;
 	int err = 0;
 
-	ns = find_special(syms, tr->cfg.mem, &sp, &roles);
+	ns = find_special(syms, tr->cfg.mem, tr->cfg.blocking &&
+				  !tr->cfg.count_only && !tr->cfg.coverage,
+			  &sp, &roles);
 	if (exe && (tr->cfg.mem ||
 		    (rt_symbols_interp(syms) && n + rt_inlined_nfuncs(inl))))
 		add_entry_hook(syms, sp, roles, &ns);
@@ -384,7 +432,7 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 					  .kinds = tr->cfg.count_only ||
 							   tr->cfg.coverage ?
 						   RT_PROBE_ENTRY : 0,
-					  .inline_kinds = inline_kinds(tr, exe),
+					  .inline_kinds = inline_kinds(tr),
 					  .must_stop = tr->cfg.stop_at ?
 							       must_stop : NULL,
 					  .must_stop_ctx = tr->cfg.stop_at,
@@ -533,6 +581,8 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 			    &syms))
 		return;
 	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);
+	if (plan && tr->joining)
+		rt_attach_keep_clear(tr, plan);
 	img = rt_image_new(syms, plan, base);
 	vec_push(&p->libs, img);
 	if (!plan)

@@ -332,9 +332,13 @@ static enum rt_inline_why instance_region(const struct scan *s, size_t k,
 }
 
 /* Return @k with the straight-line instructions before it, at least @min
- * bytes. */
+ * bytes; with @over_jcc, conditional jumps out of the region too (they
+ * move re-aimed, as at an entry): libc's system call wrappers end in
+ * "syscall; cmp $-4095, %rax; jae error; ret", where a thread waiting in
+ * the call comes back to the cmp, the region's first byte. */
 static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
-					  size_t min, struct region *r)
+					  size_t min, bool over_jcc,
+					  struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	size_t len = f->insns[k].len, j = k;
@@ -344,7 +348,8 @@ static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
 		const struct rt_insn *prev = &f->insns[j - 1];
 
 		/* where a branch lands the region may begin, not go on */
-		if (prev->cls != RT_INSN_PLAIN ||
+		if ((prev->cls != RT_INSN_PLAIN &&
+		     !(over_jcc && prev->cls == RT_INSN_JCC)) ||
 		    prev->addr + prev->len != f->insns[j].addr ||
 		    !clear_inside(s, prev->addr, f->insns[j].addr + 1))
 			break;
@@ -366,9 +371,11 @@ static enum rt_inline_why epilogue_region(const struct scan *s, size_t k,
 }
 
 /* A return or a tail jump: alone when long enough, else with the padding
- * after it, else with the epilogue before it. */
+ * after it, else with the epilogue before it (@over_jcc: see
+ * epilogue_region()). */
 static enum rt_inline_why exit_region(const struct scan *s, size_t k,
-				      bool entry, struct region *r)
+				      bool entry, bool over_jcc,
+				      struct region *r)
 {
 	const struct rt_patch_func *f = s->f;
 	const struct rt_insn *site = &f->insns[k];
@@ -385,7 +392,7 @@ static enum rt_inline_why exit_region(const struct scan *s, size_t k,
 	why = pad_region(s, k, rt_arch_patch_len(), r);
 	if (why == RT_INLINE_OK || entry)
 		return why;
-	return epilogue_region(s, k, rt_arch_patch_len(), r);
+	return epilogue_region(s, k, rt_arch_patch_len(), over_jcc, r);
 }
 
 /* ---- bytes between functions ------------------------------------------- */
@@ -462,7 +469,7 @@ static enum rt_inline_why site_allowed(const struct scan *s,
 	*k = index_of(s->f, pr->addr);
 	if (*k >= s->f->n || s->f->insns[*k].addr != pr->addr)
 		return RT_INLINE_INSN;
-	if (pr->role != RT_ROLE_TRACED ||
+	if ((pr->role != RT_ROLE_TRACED && pr->role != RT_ROLE_BLOCKING) ||
 	    (pr->kinds & (RT_PROBE_ENTRY | RT_PROBE_HELPER)) ==
 		    (RT_PROBE_ENTRY | RT_PROBE_HELPER))
 		return RT_INLINE_ROLE;
@@ -486,7 +493,9 @@ static enum rt_inline_why site_region(const struct scan *s,
 	if (k == 0 && (s->f->insns[0].cls == RT_INSN_PLAIN ||
 		       is_call(&s->f->insns[0])))
 		return entry_region(s, rt_arch_patch_len(), r);
-	return exit_region(s, k, k == 0, r);
+	/* only the blocking calls' wrappers, for now: the executable's
+	 * regions stay as they were measured */
+	return exit_region(s, k, k == 0, pr->role == RT_ROLE_BLOCKING, r);
 }
 
 /* The exit a tiny function's region may hold: its return's, alone. */
@@ -745,7 +754,7 @@ static enum rt_inline_why short_ret_region(const struct scan *s, size_t k,
 		return moved_region(s, k, k, hop, r);
 	why = pad_region(s, k, hop, r);
 	if (why != RT_INLINE_OK && k > 0)
-		why = epilogue_region(s, k, hop, r);
+		why = epilogue_region(s, k, hop, false, r);
 	return why;
 }
 

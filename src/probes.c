@@ -37,6 +37,8 @@ struct rt_plan {
 	void *must_stop_ctx;
 	const struct rt_symbols *syms; /* while planning */
 	rt_raddr recorder;             /* the inline engine's, once placed */
+	rt_raddr ext_recorder;         /* another image's, that this one's
+					* trampolines call; 0: its own */
 	VEC(rt_raddr) targets;         /* while planning: a function's jump
 					* table targets */
 	uint32_t *hash;                /* probe index + 1, 0 = empty */
@@ -1203,9 +1205,10 @@ static void place_tramps(struct rt_plan *p)
 	if (!rt_plan_npatched(p))
 		return;
 	/* trampolines go before the recorder, which must stay in reach */
-	p->recorder = ALIGN_UP(p->base + p->code.n +
-				       npatched * RT_ARCH_TRAMP_MAX,
-			       RT_PLAN_REC_ALIGN);
+	p->recorder = p->ext_recorder ? p->ext_recorder :
+			ALIGN_UP(p->base + p->code.n +
+					 npatched * RT_ARCH_TRAMP_MAX,
+				 RT_PLAN_REC_ALIGN);
 	vec_for_each(&p->probes, pr) {
 		struct rt_tramp_spec t;
 		rt_raddr at = p->base + p->code.n;
@@ -1237,7 +1240,8 @@ static void place_tramps(struct rt_plan *p)
 	vec_free(&insns);
 	settle_joined(p);
 	place_stubs(p);
-	place_recorder(p);
+	if (!p->ext_recorder)
+		place_recorder(p);
 }
 
 int rt_plan_place(struct rt_plan *p, rt_raddr base)
@@ -1318,6 +1322,11 @@ rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip)
 rt_raddr rt_plan_recorder(const struct rt_plan *p)
 {
 	return p->recorder;
+}
+
+void rt_plan_use_recorder(struct rt_plan *p, rt_raddr recorder)
+{
+	p->ext_recorder = recorder;
 }
 
 size_t rt_plan_npatched(const struct rt_plan *p)

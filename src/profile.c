@@ -83,6 +83,7 @@ static void on_leave(void *ctx, const struct rt_call *c)
 		st->taken += c->taken;
 	}
 	st->self += c->self;
+	st->blocked += c->blocked;
 	/* a call already running when rtrace attached began outside the
 	 * traced window: its time counts, not the call itself */
 	if (c->flags & RT_CALL_PARTIAL) {

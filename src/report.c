@@ -23,6 +23,7 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->calls += st->calls;
 	into->total += st->total;
 	into->self += st->self;
+	into->blocked += st->blocked;
 	into->taken += st->taken;
 	into->sum_incl += st->sum_incl;
 	into->min = MIN(into->min, st->min);

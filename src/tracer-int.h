@@ -23,6 +23,8 @@ struct rt_tracer {
 	bool holding;             /* detaching: stopped threads stay stopped */
 	bool detached;            /* every thread was let go */
 	bool first_exited;
+	bool joining;             /* attaching: every thread is stopped, some
+				   * maybe inside code about to be patched */
 	int first_status;
 	uint32_t next_func_id;
 	struct rt_stacks *stacks;      /* distinct stacks captured */
@@ -71,6 +73,12 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p);
  * 0 or -errno. */
 int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		 int *deferred_sig);
+
+/* While attaching: a thread still inside the bytes a jump of @plan would
+ * replace would come back into the middle of the jump: each steps out, or
+ * (in a system call) those sites keep a breakpoint.  Before the plan is
+ * placed. */
+void rt_attach_keep_clear(struct rt_tracer *tr, struct rt_plan *plan);
 
 /* At the dynamic linker's hook: finds the libraries @th's process mapped
  * since the last look, and probes what it needs in them. */

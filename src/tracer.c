@@ -434,6 +434,8 @@ static uint64_t entry_value(struct rt_tracer *tr, struct rt_thread *th,
 	case RT_ROLE_MEMALIGN:
 		th->memalign_out = rt_arch_arg(r, 0);
 		return rt_arch_arg(r, 2);
+	case RT_ROLE_BLOCKING:
+		return 0;
 	default:
 		return tr->cfg.stack_depth ? capture_stack(tr, th, spent) : 0;
 	}
@@ -498,13 +500,18 @@ static rt_raddr entry_stub(const struct rt_tracer *tr,
 
 /* ---- the inline engine: events recorded in the process ------------------ */
 
-/* Whether @func is one the patched sites of @p's image record: an id
+/* Whether @func is one the patched sites of @p record: an id
  * read from memory the program can write is checked before the log
  * takes it. */
 static bool inline_func_known(const struct rt_process *p, uint32_t func)
 {
-	return p->img && p->img->plan &&
-	       rt_plan_func_by_id(p->img->plan, func);
+	if (p->img && p->img->plan && rt_plan_func_by_id(p->img->plan, func))
+		return true;
+	/* the libraries' blocking calls record there too */
+	vec_for_each(&p->libs, lib)
+		if ((*lib)->plan && rt_plan_func_by_id((*lib)->plan, func))
+			return true;
+	return false;
 }
 
 static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)

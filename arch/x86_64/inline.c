@@ -159,13 +159,34 @@ size_t rt_arch_tramp_below(void)
 	return 128 + 8;
 }
 
+/* A call to @to: direct when in reach; else (a library's trampolines,
+ * far from the executable's recorder) through the address stored after
+ * it, which a short jump steps over on the way back.  Either way the
+ * return address is the next instruction and no register changes. */
+static void emit_call(struct x64_code *c, rt_raddr to)
+{
+	static const uint8_t call_mem[] = {
+		0xff, 0x15, 0x02, 0, 0, 0,      /* call *2(%rip) */
+		0xeb, 0x08,                     /* jmp .+8 */
+	};
+	uint8_t op = OP_CALL_REL32;
+	int32_t rel;
+
+	if (x64_rel32_reaches(x64_pc(c) + 5, to, &rel)) {
+		x64_emit(c, &op, 1);
+		x64_emit_u32(c, (uint32_t)rel);
+		return;
+	}
+	x64_emit(c, call_mem, sizeof(call_mem));
+	x64_emit_u64(c, to);
+}
+
 static enum rt_refusal emit_rec(struct x64_code *c,
 				const struct rt_tramp_rec *rec,
 				rt_raddr recorder)
 {
 	const struct rt_recorder *r = rt_arch_recorder();
 	uint8_t op;
-	int32_t rel;
 
 	if (rec->call >= RT_REC_CALLS)
 		return RT_REFUSE_UNDECODABLE;
@@ -179,12 +200,7 @@ static enum rt_refusal emit_rec(struct x64_code *c,
 		emit_movabs(c, X64_RSI, rec->target);
 	}
 	emit_movabs(c, X64_RDI, rec->word);
-	if (!x64_rel32_reaches(x64_pc(c) + 5, recorder + r->call[rec->call],
-			       &rel))
-		return RT_REFUSE_OUT_OF_RANGE;
-	op = OP_CALL_REL32;
-	x64_emit(c, &op, 1);
-	x64_emit_u32(c, (uint32_t)rel);
+	emit_call(c, recorder + r->call[rec->call]);
 	if (rec->call == RT_REC_TAIL) {
 		op = OP_POP_RSI;
 		x64_emit(c, &op, 1);
@@ -238,18 +254,21 @@ static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 	return RT_REFUSE_NONE;
 }
 
-/* Upper bound of what emit_rec() and one moved instruction write. */
-#define REC_MAX (1 + 1 + 10 + 10 + 5 + 1 + 1)
+/* Upper bound of what emit_rec() (with a call of @call bytes) and one
+ * moved instruction write. */
+#define REC_MAX(call) (1 + 1 + 10 + 10 + (call) + 1 + 1)
+#define CALL_NEAR 5                     /* call rel32 */
+#define CALL_FAR 16                     /* emit_call()'s other form */
 #define BELOW_MAX (sizeof(below_enter) + sizeof(below_leave))
 #define MOVED_MAX (X64_INSN_MAX + 3)
 
 /* Upper bound of what the recorder calls of @t write. */
-static size_t recs_max(const struct rt_tramp_spec *t)
+static size_t recs_max(const struct rt_tramp_spec *t, size_t call)
 {
 	size_t max = 0;
 
 	for (size_t i = 0; i < t->nrec; i++)
-		max += REC_MAX + (t->rec[i].inside ? BELOW_MAX : 0);
+		max += REC_MAX(call) + (t->rec[i].inside ? BELOW_MAX : 0);
 	return max;
 }
 
@@ -330,7 +349,11 @@ enum rt_refusal rt_arch_tramp_build(const struct rt_tramp_spec *t,
 {
 	struct x64_code c = { .buf = buf, .base = at, .len = 0 };
 	enum rt_refusal why;
-	size_t recs = t->nrec > ARRAY_SIZE(t->rec) ? 0 : recs_max(t);
+	int32_t rel;
+	bool near = x64_rel32_reaches(at, recorder, &rel) &&
+		    x64_rel32_reaches(at + RT_ARCH_TRAMP_MAX, recorder, &rel);
+	size_t recs = t->nrec > ARRAY_SIZE(t->rec) ? 0 :
+			recs_max(t, near ? CALL_NEAR : CALL_FAR);
 	size_t split = t->split ? recs + X64_JCC_REL32_LEN + X64_JMP_ABS_LEN
 				: 0;
 

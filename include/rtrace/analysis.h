@@ -58,6 +58,9 @@ struct rt_call {
 	uint64_t start, end;      /* ns since the log's start, on the
 				   * compensated timeline */
 	uint64_t total, self;     /* ns, compensated */
+	uint64_t blocked;         /* ns in libc's blocking calls made in it
+				   * outside its traced callees (compensated):
+				   * in total, not in self */
 	uint64_t taken;           /* ns of rtrace's cost taken out of total
 				   * (measured minus total) */
 	const uint32_t *stack;    /* func ids of the enclosing calls,
@@ -152,6 +155,11 @@ void rt_frames_func_addr(struct rt_frames *f, uint32_t id, uint64_t addr);
 /* Tells the machine that function @id is an allocator entry point: its
  * time stays its caller's own. */
 void rt_frames_func_mem(struct rt_frames *f, uint32_t id);
+
+/* Tells the machine that function @id is one of libc's blocking calls:
+ * its time is the enclosing call's blocked time, and it is no call of its
+ * own. */
+void rt_frames_func_blocking(struct rt_frames *f, uint32_t id);
 
 /* Tells the machine that @addr is a helper function: untraced, but its
  * returns are probed, so a tail jump into it is ended by its return. */

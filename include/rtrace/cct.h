@@ -3,7 +3,8 @@
  * The calling-context tree: a sink of calls that merges every call made
  * along the same path of callers (function keys from the outermost traced
  * call, or from the focus of --function) into one node, with its calls,
- * total and self time.  Memory grows with the number of distinct calling
+ * total and self time (and a "[blocked]" child for the time it waited in
+ * libc's blocking calls).  Memory grows with the number of distinct calling
  * contexts, never with the number of calls.  The call tree, the folded
  * stacks and the flame graphs are printed from it.
  *
@@ -33,6 +34,10 @@ struct rt_cct_node {
 	uint64_t total, self;   /* ns summed over its calls */
 	uint64_t unwound;       /* calls left by unwinding */
 };
+
+/* The key of a node that holds its parent's blocked time (rt_call.blocked:
+ * libc's waiting calls), named "[blocked]": no calls, self = total. */
+#define RT_CCT_BLOCKED UINT32_MAX
 
 struct rt_cct;
 

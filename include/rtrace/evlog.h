@@ -117,6 +117,9 @@ enum rt_func_flags {
 					* #[global_allocator] */
 	RT_FUNC_INLINED_ONLY = 1 << 5, /* no out-of-line copy (addr and
 					* size 0): only its inlined calls */
+	RT_FUNC_BLOCKING = 1 << 6,     /* a libc call that may wait (with
+					* RT_FUNC_HELPER: never a row): its
+					* time is its caller's blocked time */
 };
 
 /* Bits of rt_event.flags. */

@@ -2,14 +2,16 @@
 /*
  * What a report's figures are worth, per row, and what share of the run
  * they are.  A row is marked when its times are mostly rtrace's own cost
- * taken out (C), when its probes stopped the program (S), or when its
- * calls are too short for the clock and the compensation to time (T).
+ * taken out (C), when its probes stopped the program (S), when its
+ * calls are too short for the clock and the compensation to time (T), or
+ * when it spent more of its own time blocked than running (B).
  * The percentages are of the run's duration, the one the header gives.
  * Every format shows the same marks and shares: text, CSV, JSON, HTML.
  */
 #ifndef RTRACE_MARKS_H
 #define RTRACE_MARKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -20,8 +22,11 @@ enum rt_mark {
 					* time was rtrace's, taken out */
 	RT_MARK_STOPS = 1 << 1,        /* S: its probes stopped the program */
 	RT_MARK_SHORT = 1 << 2,        /* T: calls too short to time */
+	RT_MARK_BLOCKED = 1 << 3,      /* B: more of its own time was spent
+					* blocked (libc's waiting calls)
+					* than running */
 };
-#define RT_MARKS 3                     /* how many kinds of mark */
+#define RT_MARKS 4                     /* how many kinds of mark */
 
 /* The run's duration in ns, from its start to its end (or its last event
  * when the log is cut short): what the percentages divide. */
@@ -34,12 +39,16 @@ double rt_report_pct(const struct rt_report *rep, uint64_t ns);
 unsigned rt_row_marks(const struct rt_report *rep,
 		      const struct rt_report_row *r);
 
+/* Whether a shown row of @rep has blocked time (the text table's blocked
+ * column is shown then). */
+bool rt_report_any_blocked(const struct rt_report *rep);
+
 /* @marks as letters ("CS"), into @buf of RT_MARKS + 1 bytes at least;
  * returns @buf. */
 const char *rt_marks_letters(unsigned marks, char *buf);
 
 /* The word of mark @i (0 to RT_MARKS - 1) for JSON: "compensated",
- * "stops", "short"; static. */
+ * "stops", "short", "blocked"; static. */
 const char *rt_mark_word(unsigned i);
 
 /* The legend: a line for each mark some row of @rep carries, and one

@@ -91,6 +91,8 @@ struct rt_opts {
 	unsigned stack_depth;      /* --stack N: capture stacks at entries */
 	bool show_stacks;          /* report --stacks */
 	bool mem;                  /* --mem: profile the allocator */
+	bool no_blocked;           /* --no-blocked: libc's waiting calls
+				    * not probed */
 	bool heap_series;          /* report --heap-series */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */

@@ -50,6 +50,10 @@ enum rt_func_role {
 	RT_ROLE_SIGACTION,       /* libc's sigaction (entry only): the
 				  * program may set SIGTRAP (sigtrap.h) */
 	RT_ROLE_SIGMASK,         /* libc's pthread_sigmask (entry only) */
+	RT_ROLE_BLOCKING,        /* a libc call that may wait (sleep, futex,
+				  * read...): timed like a traced function,
+				  * nothing read at its hits, so never a
+				  * reason to stop */
 };
 
 /* Why a site of the inline engine is a breakpoint after all. */
@@ -275,6 +279,11 @@ rt_raddr rt_plan_relay_exit(const struct rt_plan *p, rt_raddr ip);
  * no site is patched. */
 #define RT_PLAN_REC_ALIGN 64
 rt_raddr rt_plan_recorder(const struct rt_plan *p);
+
+/* Makes the trampolines of @p call the recorder at @recorder (the
+ * executable's, whose event area a library's probes share) instead of a
+ * copy of their own.  Before rt_plan_place(). */
+void rt_plan_use_recorder(struct rt_plan *p, rt_raddr recorder);
 
 /* Sites patched with a jump (after rt_plan_place(), those that kept it). */
 size_t rt_plan_npatched(const struct rt_plan *p);

@@ -16,6 +16,8 @@ struct rt_fstats {
 	uint64_t calls;
 	uint64_t total;       /* inclusive ns, outermost activations only */
 	uint64_t self;        /* exclusive ns */
+	uint64_t blocked;     /* ns in libc's blocking calls made outside
+			       * traced callees: in total, not in self */
 	uint64_t taken;       /* rtrace's cost taken out of total, ns */
 	uint64_t min, max;    /* inclusive ns of one activation */
 	uint64_t sum_incl;    /* inclusive ns summed over every activation,

@@ -56,6 +56,8 @@ struct rt_tracer_config {
 					* entry, 0 for none */
 	bool mem;                      /* --mem: probe the allocator, in the
 					* executable and in the libraries */
+	bool blocking;                 /* probe libc's calls that may wait
+					* (not --no-blocked) */
 	bool inline_engine;            /* --engine inline: jumps to
 					* trampolines where provably safe */
 	struct rt_matcher *stop_at;    /* functions whose hits must stop

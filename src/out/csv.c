@@ -32,6 +32,18 @@ static void csv_shares(FILE *out, const struct rt_report *rep,
 			rt_report_pct(rep, st->self));
 }
 
+/* The blocked time and its share (columns added last, so that the
+ * columns before them stay where they were); empty like the times. */
+static void csv_blocked(FILE *out, const struct rt_fstats *st,
+			const struct rt_report *rep)
+{
+	if (!rt_fstats_timed(st))
+		fputs(",,\n", out);
+	else
+		fprintf(out, ",%llu,%.2f\n", (unsigned long long)st->blocked,
+			rt_report_pct(rep, st->blocked));
+}
+
 /* The figures of a row with times. */
 static void csv_timed_row(FILE *out, const struct rt_report *rep,
 			  const struct rt_report_row *r)
@@ -44,7 +56,8 @@ static void csv_timed_row(FILE *out, const struct rt_report *rep,
 		(unsigned long long)r->st.inlined, r->inlined_sites,
 		(unsigned long long)rt_fstats_timed(&r->st));
 	csv_shares(out, rep, &r->st);
-	fprintf(out, ",%s\n", rt_marks_letters(rt_row_marks(rep, r), m));
+	fprintf(out, ",%s", rt_marks_letters(rt_row_marks(rep, r), m));
+	csv_blocked(out, &r->st, rep);
 }
 
 static int csv_write(FILE *out, const struct rt_report *rep,
@@ -58,7 +71,8 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 	 * columns of the JSON rows */
 	fputs(timed ? "name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,"
 		      "unwound,instances,inlined_calls,inlined_sites,"
-		      "timed_calls,total_pct,self_pct,marks\n" :
+		      "timed_calls,total_pct,self_pct,marks,blocked_ns,"
+		      "blocked_pct\n" :
 		      "name,calls,inlined_calls,inlined_sites,instances\n",
 	      out);
 	for (size_t i = 0; i < rep->nrows; i++) {

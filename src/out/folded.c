@@ -3,7 +3,9 @@
  * Folded stacks, the input of flamegraph.pl, inferno and speedscope: one
  * line per calling context, its functions from the outermost joined by
  * ';', then a space and its weight: self time in ns (so that the lines of
- * a function add up to its self time in the report), or its calls.
+ * a function add up to its self time in the report), or its calls.  The
+ * time a function waited in libc's blocking calls is a frame of its own
+ * above it, "[blocked]": not the function's self time, but in its width.
  * Contexts of weight 0 are left out.  A ';' inside a name (an array type,
  * "[u8; 4]") would split the frame: it is written as ':'.
  */

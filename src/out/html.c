@@ -177,10 +177,10 @@ static void cell(FILE *out, uint64_t ns)
 /* The time columns of a row with their shares of the run: over its
  * timed calls, "-" when none has a time (sorted as 0). */
 static void time_cells(FILE *out, const struct rt_report *rep,
-		       const struct rt_fstats *st)
+		       const struct rt_fstats *st, bool blocked)
 {
 	if (!rt_fstats_timed(st)) {
-		for (int i = 0; i < 7; i++)
+		for (int i = 0; i < (blocked ? 9 : 7); i++)
 			fputs("<td data-v=\"0\">-</td>", out);
 		return;
 	}
@@ -188,6 +188,10 @@ static void time_cells(FILE *out, const struct rt_report *rep,
 	pct_cell(out, rep, st->total);
 	cell(out, st->self);
 	pct_cell(out, rep, st->self);
+	if (blocked) {
+		cell(out, st->blocked);
+		pct_cell(out, rep, st->blocked);
+	}
 	cell(out, rt_fstats_avg(st));
 	cell(out, st->min);
 	cell(out, st->max);
@@ -222,12 +226,14 @@ static void marks_cell(FILE *out, const struct rt_report *rep,
 
 static void write_table(FILE *out, const struct rt_report *rep)
 {
+	bool blocked = rt_report_any_blocked(rep);
 	char *legend = said(rt_marks_legend, rep);
 
 	fputs("<h2>Functions</h2>\n<table class=\"fn\"><thead><tr><th>calls"
-	      "</th><th>total</th><th>%</th><th>self</th><th>%</th><th>avg"
-	      "</th><th>min</th><th>max</th><th class=\"name\">mark</th>"
-	      "<th class=\"name\">function</th>", out);
+	      "</th><th>total</th><th>%</th><th>self</th><th>%</th>", out);
+	fputs(blocked ? "<th>blocked</th><th>%</th>" : "", out);
+	fputs("<th>avg</th><th>min</th><th>max</th><th class=\"name\">mark"
+	      "</th><th class=\"name\">function</th>", out);
 	fputs(rep->by != RT_BY_NONE ? "<th class=\"name\">group</th>" : "", out);
 	fputs("</tr></thead>\n<tbody>\n", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
@@ -236,7 +242,7 @@ static void write_table(FILE *out, const struct rt_report *rep)
 		fprintf(out, "<tr><td data-v=\"%llu\">%llu</td>",
 			(unsigned long long)r->st.calls,
 			(unsigned long long)r->st.calls);
-		time_cells(out, rep, &r->st);
+		time_cells(out, rep, &r->st, blocked);
 		marks_cell(out, rep, r, legend);
 		fputs("<td class=\"name\">", out);
 		rt_xml_string(out, r->name);

@@ -67,12 +67,15 @@ static void json_marks(FILE *out, const struct rt_report *rep,
 	unsigned m = rt_row_marks(rep, r), n = 0;
 
 	if (!rt_fstats_timed(&r->st))
-		fputs("\"total_pct\": null, \"self_pct\": null, \"marks\": [",
+		fputs("\"total_pct\": null, \"self_pct\": null, "
+		      "\"blocked_pct\": null, \"marks\": [",
 		      out);	/* no call has a time: no share either */
 	else
 		fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, "
-			"\"marks\": [", rt_report_pct(rep, r->st.total),
-			rt_report_pct(rep, r->st.self));
+			"\"blocked_pct\": %.2f, \"marks\": [",
+			rt_report_pct(rep, r->st.total),
+			rt_report_pct(rep, r->st.self),
+			rt_report_pct(rep, r->st.blocked));
 	for (unsigned i = 0; i < RT_MARKS; i++)
 		if (m & (1u << i))
 			fprintf(out, "%s\"%s\"", n++ ? ", " : "",
@@ -127,6 +130,7 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "timed_calls", timed, true);
 	json_time(out, &r->st, "total_ns", r->st.total);
 	json_time(out, &r->st, "self_ns", r->st.self);
+	json_time(out, &r->st, "blocked_ns", r->st.blocked);
 	json_time(out, &r->st, "avg_ns", rt_fstats_avg(&r->st));
 	json_time(out, &r->st, "min_ns", timed ? r->st.min : 0);
 	json_time(out, &r->st, "max_ns", r->st.max);

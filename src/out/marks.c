@@ -22,6 +22,7 @@ static const struct {
 	const char *word;
 } marks[RT_MARKS] = {
 	{ 'C', "compensated" }, { 'S', "stops" }, { 'T', "short" },
+	{ 'B', "blocked" },
 };
 
 uint64_t rt_report_run_ns(const struct rt_report *rep)
@@ -81,7 +82,19 @@ unsigned rt_row_marks(const struct rt_report *rep,
 		m |= RT_MARK_STOPS;
 	if (r->st.sum_incl / timed < short_ns(rep, stops))
 		m |= RT_MARK_SHORT;
+	if (r->st.blocked > r->st.self)
+		m |= RT_MARK_BLOCKED;
 	return m;
+}
+
+bool rt_report_any_blocked(const struct rt_report *rep)
+{
+	if (rep->mode != RT_REPORT_TIMES)
+		return false;
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].st.blocked)
+			return true;
+	return false;
 }
 
 const char *rt_marks_letters(unsigned m, char *buf)
@@ -146,4 +159,8 @@ void rt_marks_legend(FILE *out, const struct rt_report *rep)
 		      "out (rtrace -l says why a probe is a breakpoint).\n", out);
 	if (any & RT_MARK_SHORT)
 		short_legend(out, rep);
+	if (any & RT_MARK_BLOCKED)
+		fputs("B: it spent more of its own time blocked (waiting in "
+		      "libc: sleep, futex, join, read...) than running its "
+		      "own code.\n", out);
 }

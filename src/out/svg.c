@@ -38,6 +38,7 @@ struct flame {
 	uint32_t depth;         /* of the deepest frame drawn */
 	size_t frames;
 	bool calls;             /* weighted by calls */
+	const char *what;       /* what the widths are */
 };
 
 static double px(const struct flame *f, uint64_t w)
@@ -87,6 +88,11 @@ static void colour(FILE *out, const char *name)
 {
 	uint64_t h = 1469598103934665603ULL;
 
+	/* off the CPU: cold, unlike every warm frame that ran */
+	if (!strcmp(name, "[blocked]")) {
+		fputs("rgb(150,170,210)", out);
+		return;
+	}
 	for (const char *s = name; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
 	h = hash64(h);
@@ -127,8 +133,7 @@ static void frame_title(const struct flame *f, uint32_t i)
 
 	rt_xml_string(f->out, rt_cct_name(f->t, i));
 	if (!i) {
-		fprintf(f->out, "\n%s %s in all", f->calls ? "calls:" :
-			"self time:", f->calls ?
+		fprintf(f->out, "\n%s: %s in all", f->what, f->calls ?
 			rt_fmt_count(c, sizeof(c), f->weight[0]) :
 			rt_fmt_duration(t, sizeof(t), f->weight[0]));
 		return;
@@ -235,7 +240,7 @@ static void write_head(struct flame *f, bool embedded)
 	fprintf(f->out, "<rect width=\"100%%\" height=\"100%%\" "
 		"fill=\"#f8f8f4\"/>\n<text class=\"title\" x=\"%u\" y=\"22\">"
 		"Flame graph: %s</text>\n", w / 2,
-		f->calls ? "calls" : "self time");
+		f->what);
 	fprintf(f->out, "<text x=\"%u\" y=\"40\">", PAD);
 	rt_xml_string(f->out, f->v->info->cmdline);
 	fprintf(f->out, "</text>\n<text class=\"reset\" x=\"%u\" y=\"22\" "
@@ -252,6 +257,12 @@ int rt_flame_write(FILE *out, const struct rt_view_ctx *v, struct rt_cct *t,
 
 	rt_cct_sort(t, RT_CCT_BY_NAME);
 	f.weight = rt_cct_weights(t, f.calls ? RT_CCT_CALLS : RT_CCT_SELF);
+	f.what = f.calls ? "calls" : "self time";
+	/* [blocked] frames weigh their time too: the widths are the calls'
+	 * totals, the program's own time and its waits */
+	for (uint32_t i = 1; !f.calls && i < rt_cct_size(t); i++)
+		if (rt_cct_node(t, i)->key == RT_CCT_BLOCKED)
+			f.what = "self time and blocked time";
 	lay_out(&f);
 	write_head(&f, embedded);
 	if (!f.frames)

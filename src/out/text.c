@@ -156,18 +156,24 @@ static const char *pct_col(char *buf, size_t len, uint64_t timed, double pct)
 }
 
 static void print_row(FILE *out, const struct rt_report *rep,
-		      const struct rt_report_row *r, bool hot)
+		      const struct rt_report_row *r, bool hot, bool blocked)
 {
 	char t[32], s[32], a[32], mn[32], mx[32], m[RT_MARKS + 1];
-	char tp[16], sp[16];
+	char tp[16], sp[16], b[32], bp[16];
 	uint64_t timed = rt_fstats_timed(&r->st);
 
-	fprintf(out, "%s%10llu %11s %6s %11s %6s %11s %11s %11s  %-3s %s",
+	fprintf(out, "%s%10llu %11s %6s %11s %6s",
 		hot ? "\033[1;31m" : "", (unsigned long long)r->st.calls,
 		time_col(t, sizeof(t), timed, r->st.total),
 		pct_col(tp, sizeof(tp), timed, rt_report_pct(rep, r->st.total)),
 		time_col(s, sizeof(s), timed, r->st.self),
-		pct_col(sp, sizeof(sp), timed, rt_report_pct(rep, r->st.self)),
+		pct_col(sp, sizeof(sp), timed, rt_report_pct(rep, r->st.self)));
+	if (blocked)
+		fprintf(out, " %11s %6s",
+			time_col(b, sizeof(b), timed, r->st.blocked),
+			pct_col(bp, sizeof(bp), timed,
+				rt_report_pct(rep, r->st.blocked)));
+	fprintf(out, " %11s %11s %11s  %-3s %s",
 		time_col(a, sizeof(a), timed, rt_fstats_avg(&r->st)),
 		time_col(mn, sizeof(mn), timed, r->st.min),
 		time_col(mx, sizeof(mx), timed, r->st.max),
@@ -226,11 +232,20 @@ static void print_uncalled(FILE *out, const struct rt_report *rep)
 
 static void print_times(FILE *out, const struct rt_report *rep, bool color)
 {
+	bool blocked = rt_report_any_blocked(rep);
+
+	fprintf(out, "\n%10s %11s %6s %11s %6s", "calls", "total", "%", "self",
+		"%");
+	if (blocked)
+		fprintf(out, " %11s %6s", "blocked", "%");
+	fprintf(out, " %11s %11s %11s  %-3s %s\n", "avg", "min", "max", "",
+		"function");
 	for (size_t i = 0, rank = 0; i < rep->nrows; i++, rank++) {
 		print_group(out, rep, i);
 		if (i && rep->rows[i - 1].key != rep->rows[i].key)
 			rank = 0;
-		print_row(out, rep, &rep->rows[i], color && rank < HOTSPOTS);
+		print_row(out, rep, &rep->rows[i], color && rank < HOTSPOTS,
+			  blocked);
 	}
 }
 
@@ -279,6 +294,10 @@ void rt_text_notes(FILE *out, const struct rt_report *rep)
 		      "outer recursive call only); self: total minus traced "
 		      "callees;\navg/min/max: per call, callees included.\n",
 		      out);
+	if (!counts && rt_report_any_blocked(rep))
+		fputs("blocked: time in libc's calls that wait (sleep, futex, "
+		      "join, read, poll...) made by the function itself: in "
+		      "total, not in self.\n", out);
 	print_inlined_legend(out, rep);
 	if (rep->nrefused)
 		fprintf(out, "not probed: %zu selected function%s (rtrace -l "
@@ -299,9 +318,6 @@ static int text_write(FILE *out, const struct rt_report *rep,
 					     "calls" : "called", "function");
 		print_counts(out, rep);
 	} else {
-		fprintf(out, "\n%10s %11s %6s %11s %6s %11s %11s %11s  %-3s "
-			"%s\n", "calls", "total", "%", "self", "%", "avg", "min",
-			"max", "", "function");
 		print_times(out, rep, color);
 	}
 	rt_text_notes(out, rep);

@@ -32,6 +32,13 @@ FIXTURES  (DIR/<name>.rs, one std-only file each; crate name = file stem)
                                      lines of the same path add up
     TCOUNT <path> <n>                one thread made n calls of <path>: one
                                      line per thread (order does not matter)
+    BLOCKED <path> <ns> <self_ns>    <path>'s calls spent ns at least in
+                                     libc's blocking calls (sleeps of known
+                                     length), and their own time is at
+                                     most self_ns (a generous ceiling)
+    ONCPU <path> <ns>                <path>'s calls ran ns at least of their
+                                     own (spins, by the program's clock)
+                                     and blocked nearly never
     PCOUNT <label> <path> <n>        the process <label> (a word naming its
                                      role: parent, child...) made n calls
                                      of <path>; PCOUNT lines do not add to
@@ -199,6 +206,12 @@ CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
                    taken out may be off by; SKIP when the machine is
                    busy, as TIME); not with --count or --coverage (no
                    times)
+  BLOCKED <path>   the sum of "blocked_ns" over the same functions is at
+                   least ns less time_tolerance (trap_time_tolerance under
+                   --engine trap; SKIP when the machine is busy, as TIME),
+                   and the sum of their "self_ns" at most self_ns
+  ONCPU <path>     their "self_ns" at least ns less the tolerance (SKIP when
+                   busy), their "blocked_ns" at most 1 % of it
   UNWOUND <path>   the sum of "unwound" over the same functions equals n
   TCOUNT <path>    `rtrace report --by thread --format json LOG`: the calls
                    of <path> per "tid", zeros left out, sorted, equal the
@@ -628,6 +641,8 @@ class Expect:
         self.time = []                            # (path, total, self)
         self.native = []                          # (path, ns)
         self.timed = []                           # (path, n, least ns)
+        self.blocked = []                         # (path, least, most self)
+        self.oncpu = []                           # (path, least self ns)
         self.unwound = collections.OrderedDict()  # path -> n (summed)
         self.tcount = collections.OrderedDict()   # path -> [n per thread]
         self.pcount = []                          # (label, path, n)
@@ -638,14 +653,15 @@ class Expect:
 
     def empty(self):
         return not (self.count or self.counti or self.time or self.native
-                    or self.timed or self.unwound or self.tcount or self.pcount or self.stack
+                    or self.timed or self.blocked or self.oncpu or self.unwound or self.tcount or self.pcount or self.stack
                     or self.mem or self.peak)
 
 
 LINE_KINDS = {  # kind -> (leading words before the path, trailing numbers)
     "COUNT": (0, 1), "COUNTI": (0, 1), "TIME": (0, 2), "NATIVE": (0, 1),
     "UNWOUND": (0, 1), "TCOUNT": (0, 1), "PCOUNT": (1, 1), "TIMED": (0, 2),
-    "STACK": (0, 1), "MEM": (0, 5), "PEAK": (0, 1),
+    "STACK": (0, 1), "MEM": (0, 5), "PEAK": (0, 1), "BLOCKED": (0, 2),
+    "ONCPU": (0, 1),
 }
 
 
@@ -678,6 +694,10 @@ def parse_expectations(stdout):
             exp.native.append((path, nums[0]))
         elif f[0] == "TIMED":
             exp.timed.append((path, nums[0], nums[1]))
+        elif f[0] == "BLOCKED":
+            exp.blocked.append((path, nums[0], nums[1]))
+        elif f[0] == "ONCPU":
+            exp.oncpu.append((path, nums[0]))
         elif f[0] == "UNWOUND":
             exp.unwound[path] = exp.unwound.get(path, 0) + nums[0]
         elif f[0] == "TCOUNT":
@@ -1087,6 +1107,7 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         check_counts(cx, report, exp, tag)
     if not mode:
         check_timed(cx, report, exp, tag)
+        check_blocked(cx, report, exp, tag)
     if exp.tcount and mode != "coverage":
         check_split(cx, log, "thread", "tid", exp.tcount, tag)
     if exp.pcount:
@@ -1258,6 +1279,46 @@ def check_timed(cx, report, exp, tag):
         cx.row(tag + "TIMED %s: fastest call" % path, res, exp, low)
 
 
+def time_tolerance(cx):
+    """The case's time_tolerance, or under --engine trap its own."""
+    if cx.opts.engine == "trap" and cx.case["trap_time_tolerance"]:
+        return cx.case["trap_time_tolerance"]
+    return cx.case["time_tolerance"]
+
+
+def floor_row(cx, check, ok, want, got):
+    """A row for a time floor: SKIP rather than NG on a busy machine,
+    where the stops' cost taken out overshoots (as TIME)."""
+    busy = machine_busy()
+    res = "OK" if ok else "NG"
+    if res == "NG" and busy:
+        res, want = "SKIP", "%s (%s)" % (want, busy)
+    cx.row(check, res, want, got)
+
+
+def check_blocked(cx, report, exp, tag):
+    """BLOCKED and ONCPU lines: blocked time apart from self time."""
+    floor = 1 - time_tolerance(cx)
+    for path, least, most in exp.blocked:
+        fns = select(report, path, False)
+        blocked = sum(f.get("blocked_ns") or 0 for f in fns)
+        own = sum(f.get("self_ns") or 0 for f in fns)
+        floor_row(cx, tag + "BLOCKED %s: blocked" % path,
+                  blocked >= least * floor, ">= %d ns" % int(least * floor),
+                  blocked)
+        cx.row(tag + "BLOCKED %s: self" % path, "OK" if own <= most else "NG",
+               "<= %d ns" % most, own)
+    for path, least in exp.oncpu:
+        fns = select(report, path, False)
+        blocked = sum(f.get("blocked_ns") or 0 for f in fns)
+        own = sum(f.get("self_ns") or 0 for f in fns)
+        floor_row(cx, tag + "ONCPU %s: self" % path, own >= least * floor,
+                  ">= %d ns" % int(least * floor), own)
+        cx.row(tag + "ONCPU %s: blocked" % path,
+               "OK" if blocked * 100 <= own else "NG", "<= 1 % of self",
+               blocked)
+
+
 def check_count(cx, report, path, want, exact, tag):
     fns = select(report, path, exact)
     got = calls_of(fns)
@@ -1330,9 +1391,7 @@ def check_time(cx, runs, path, tag, kind="TIME"):
     fixture printed in that run; the median difference over the runs (the
     machines are shared and noisy) within time_tolerance of the figure, or
     within time_floor_ns when that is more."""
-    tol, floor = cx.case["time_tolerance"], cx.case["time_floor_ns"]
-    if cx.opts.engine == "trap" and cx.case["trap_time_tolerance"]:
-        tol = cx.case["trap_time_tolerance"]
+    tol, floor = time_tolerance(cx), cx.case["time_floor_ns"]
     busy = machine_busy()
     whats = (("total", 0), ("self", 1)) if kind == "TIME" else (("fastest", 0),)
     for what, i in whats:

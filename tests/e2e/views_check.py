@@ -52,6 +52,15 @@ unwind, tail calls), then checks every view of each log against
              program's own clock says its spins took (TIME line), within
              15 % (inline engine); CSV, text and HTML show the same shares and marks, and
              the HTML every note line of the text report
+  blocked    blocking (a sleep, a scope's join, a pipe's read, a spin):
+             every timed JSON row has blocked_ns and blocked_pct, the
+             sleeper's 5 x 20 ms sleeps are blocked time at least; CSV
+             and the HTML table's blocked column hold the JSON's figures,
+             the text table a blocked column and the sleeper's B mark,
+             the SVG [blocked] frames; with --no-blocked no row has
+             blocked time, and the calls are the same.  (folded and
+             tree, above, also check that [blocked] frames add up to
+             each function's blocked time)
   marks      busywait's ms-long calls are never marked too short, nor,
              recorded in the program, compensated; stops exactly when the
              report lists them as stopped (--engine trap: every row); a
@@ -83,6 +92,7 @@ CASES = [
     ("recursion", ["300", "101", "12"], "0"),  # 301 deep, mutual, tree
     ("panics", ["5", "2", "4"], "0"),       # frames left by unwinding
     ("tailcalls", ["300", "20"], "3"),      # frames handed on by jmp
+    ("blocking", [], "3"),                  # sleeps, joins, reads
 ]
 
 
@@ -142,7 +152,7 @@ def report(opts, log, *extra):
     rep = json.loads(rtrace(opts, "report", "--format", "json", *extra, log))
     rows = collections.defaultdict(lambda: collections.Counter())
     for f in rep["functions"]:
-        for k in ("calls", "total_ns", "self_ns", "unwound"):
+        for k in ("calls", "total_ns", "self_ns", "unwound", "blocked_ns"):
             # null: none of its calls has a time (inlined, end not
             # probed), which the other views show as 0
             rows[f["name"]][k] += f[k] or 0
@@ -254,18 +264,30 @@ def check_chrome_raw(t, case, opts, log):
 
 # ---- the aggregated views -------------------------------------------------
 
+BLOCKED = "[blocked]"
+
+
 def folded(opts, log, *extra):
-    sums = collections.Counter()
+    """Weights of the stacks by their last frame; a [blocked] frame's
+    by the function below it, apart."""
+    sums, blocked = collections.Counter(), collections.Counter()
     for line in rtrace(opts, "export", "--format", "folded", *extra,
                        log).decode().splitlines():
         stack, w = line.rsplit(" ", 1)
-        sums[stack.split(";")[-1]] += int(w)
-    return sums
+        frames = stack.split(";")
+        if frames[-1] == BLOCKED:
+            blocked[frames[-2]] += int(w)
+        else:
+            sums[frames[-1]] += int(w)
+    return (sums, blocked) if not extra else sums
 
 
 def check_folded(t, case, opts, log, rep):
+    own, blocked = folded(opts, log)
     compare(t, case, "folded: stacks = report self",
-            {n: r["self_ns"] for n, r in rep.items()}, folded(opts, log))
+            {n: r["self_ns"] for n, r in rep.items()}, own)
+    compare(t, case, "folded: [blocked] frames = report blocked",
+            {n: r["blocked_ns"] for n, r in rep.items()}, blocked)
     compare(t, case, "folded --weight calls: stacks = report calls",
             {n: r["calls"] for n, r in rep.items()},
             folded(opts, log, "--weight", "calls"))
@@ -274,16 +296,22 @@ def check_folded(t, case, opts, log, rep):
 def check_tree(t, case, opts, log, rep):
     doc = json.loads(rtrace(opts, "tree", "--format", "json", log))
     calls, self_ = collections.Counter(), collections.Counter()
-    todo = list(doc["tree"])
+    blocked = collections.Counter()
+    todo = [(n, None) for n in doc["tree"]]
     while todo:
-        n = todo.pop()
+        n, parent = todo.pop()
+        if n["name"] == BLOCKED:
+            blocked[parent] += n["self_ns"]
+            continue
         calls[n["name"]] += n["calls"]
         self_[n["name"]] += n["self_ns"]
-        todo.extend(n["children"])
+        todo.extend((c, n["name"]) for c in n["children"])
     compare(t, case, "tree: contexts = report calls",
             {n: r["calls"] for n, r in rep.items()}, calls)
     compare(t, case, "tree: contexts = report self",
             {n: r["self_ns"] for n, r in rep.items()}, self_)
+    compare(t, case, "tree: [blocked] contexts = report blocked",
+            {n: r["blocked_ns"] for n, r in rep.items()}, blocked)
 
 
 def check_graph(t, case, opts, log, rep):
@@ -672,6 +700,81 @@ def check_tiny_marks(opts, t):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def blocked_cells(page):
+    """{function: data-v of its blocked cell} of the HTML table, whose
+    header must have a blocked column."""
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", page)
+    cols = re.findall(r"<th[^>]*>([^<]*)</th>", head.group(1)) if head else []
+    if "blocked" not in cols:
+        return {}
+    k = cols.index("blocked")
+    cells = {}
+    for row in re.findall(r"<tr><td.*?</tr>", page):
+        tds = re.findall(r"<td([^>]*)>(.*?)</td>", row)
+        if len(tds) < len(cols):
+            continue  # not a row of this table
+        v = re.search(r'data-v="(\d+)"', tds[k][0])
+        name = re.sub(r"<[^>]*>|\s*\[.*$", "", tds[cols.index("function")][1])
+        if v:
+            cells[name] = int(v.group(1))
+    return cells
+
+
+def check_blocked(opts, t):
+    """blocking.rs: JSON, CSV, text and HTML carry each row's blocked
+    time, the flame graph a [blocked] frame; --no-blocked takes the
+    probes out and leaves the counts."""
+    import csv
+    import html
+    case = "blocking-O3"
+    exe = build(opts, "blocking", "3")
+    tmp = tempfile.mkdtemp(prefix=".blocked-", dir=opts.build)
+    try:
+        log, off = (os.path.join(tmp, n) for n in ("on.rtrace", "off.rtrace"))
+        run([opts.rtrace, "record", "-q", "-o", log, "-f", "blocking::*",
+             exe], cwd=tmp)
+        run([opts.rtrace, "record", "-q", "--no-blocked", "-o", off, "-f",
+             "blocking::*", exe], cwd=tmp)
+        doc = json.loads(rtrace(opts, "report", "--format", "json", log))
+        timed = [f for f in doc["functions"] if f["timed_calls"]]
+        t.row(case, "json: blocked_ns and blocked_pct in every timed row",
+              timed and all(isinstance(f.get("blocked_ns"), int) and
+                            isinstance(f.get("blocked_pct"), float)
+                            for f in timed), "", len(timed))
+        by = {f["name"]: f["blocked_ns"] or 0 for f in doc["functions"]}
+        sl = by.get("blocking::sleeper", 0)
+        t.row(case, "json: the sleeper's five 20 ms sleeps are blocked",
+              sl >= 5 * 20000000, ">= 100 ms", sl)
+        rows = csv.DictReader(rtrace(opts, "report", "--format", "csv",
+                                     log).decode().splitlines())
+        got = {r["name"]: int(r["blocked_ns"] or 0) for r in rows}
+        compare(t, case, "csv: blocked_ns = json", by, got)
+        text = rtrace(opts, "report", "--color", "never", log).decode()
+        line = [ln for ln in text.splitlines() if ln.endswith(" blocking::sleeper")]
+        t.row(case, "text: a blocked column; the sleeper marked B",
+              " blocked " in text and line and " B " in line[0], "",
+              line[0] if line else "", detail=text)
+        page = html.unescape(rtrace(opts, "export", "--format", "html",
+                                    log).decode())
+        compare(t, case, "html: blocked cells = json", by,
+                blocked_cells(page))
+        svg = rtrace(opts, "export", "--format", "svg", log).decode()
+        t.row(case, "svg: [blocked] frames", ">[blocked]" in svg or
+              "[blocked]\n" in svg, "", "")
+        none = report(opts, off)
+        both = report(opts, log)
+        t.row(case, "--no-blocked: no blocked time",
+              not any(r["blocked_ns"] for r in none.values()), "0",
+              sum(r["blocked_ns"] for r in none.values()))
+        compare(t, case, "--no-blocked: the same calls",
+                {n: r["calls"] for n, r in both.items()},
+                {n: r["calls"] for n, r in none.items()})
+    except (RuntimeError, OSError, KeyError, ValueError) as e:
+        t.row(case, "run", False, detail=e)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def check_instances(opts, t):
     """--instances: closures.rs's three closures of main are three rows
     of one name; each says where it is, and its line is the closure's."""
@@ -720,6 +823,7 @@ def main():
     check_diff(opts, t)
     check_shares(opts, t)
     check_tiny_marks(opts, t)
+    check_blocked(opts, t)
     check_instances(opts, t)
     return 1 if t.ng else 0
 

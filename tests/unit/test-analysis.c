@@ -1626,6 +1626,105 @@ TEST_CASE(helper_tail_jumps_on_to_traced)
 	RUN_DONE(&r);
 }
 
+/* ---- blocking calls (libc's sleeps, waits, reads) ------------------------ */
+
+#define BLK 7u   /* a blocking call's function id (libc's nanosleep) */
+#define BLK2 8u  /* another (clock_nanosleep, which nanosleep calls) */
+
+/* Feeds @e with BLK and BLK2 known as blocking calls. */
+static void run_blocking(struct run *r, const struct rt_event *e, size_t n,
+			 uint64_t end)
+{
+	struct rt_sink sinks[2];
+	struct rt_frames *f;
+
+	memset(&r->rec, 0, sizeof(r->rec));
+	memset(&r->sum, 0, sizeof(r->sum));
+	r->prof = rt_profile_new(RT_SPLIT_NONE);
+	sinks[0] = (struct rt_sink){ rec_enter, rec_leave, &r->rec };
+	sinks[1] = rt_profile_sink(r->prof);
+	f = rt_frames_new(&def_opts, 0, T0, sinks, ARRAY_SIZE(sinks));
+	rt_frames_func_blocking(f, BLK);
+	rt_frames_func_blocking(f, BLK2);
+	for (size_t i = 0; i < n; i++)
+		rt_frames_feed(f, &e[i]);
+	rt_frames_finish(f, T0 + end, &r->sum);
+	rt_frames_free(f);
+}
+
+/*
+ * PARENT sleeps (BLK, which calls BLK2: nested, counted once), calls
+ * CHILD, which sleeps too; a sleep before any traced call goes nowhere.
+ *   0 BLK in, 50 BLK out (no traced call open)
+ *   100 PARENT in, 200 BLK in, 210 BLK2 in, 290 BLK2 out, 300 BLK out,
+ *   400 CHILD in, 450 BLK in, 650 BLK out, 700 CHILD out, 1000 PARENT out
+ */
+TEST_CASE(blocking_calls_are_blocked_time)
+{
+	struct rt_event e[] = {
+		ev(0, RT_EV_ENTRY, BLK, S1, TID, 0),
+		ev(50, RT_EV_EXIT, BLK, S1, TID, 0),
+		ev(100, RT_EV_ENTRY, PARENT, S0, TID, 0),
+		ev(200, RT_EV_ENTRY, BLK, S1, TID, 0),
+		ev(210, RT_EV_ENTRY, BLK2, S2, TID, 0),
+		ev(290, RT_EV_EXIT, BLK2, S2, TID, 0),
+		ev(300, RT_EV_EXIT, BLK, S1, TID, 0),
+		ev(400, RT_EV_ENTRY, CHILD, S1, TID, 0),
+		ev(450, RT_EV_ENTRY, BLK, S2, TID, 0),
+		ev(650, RT_EV_EXIT, BLK, S2, TID, 0),
+		ev(700, RT_EV_EXIT, CHILD, S1, TID, 0),
+		ev(1000, RT_EV_EXIT, PARENT, S0, TID, 0),
+	};
+	const struct rt_fstats *st;
+	struct run r;
+
+	run_blocking(&r, e, ARRAY_SIZE(e), 1100);
+	/* CHILD 400..700 = 300: 200 blocked, 100 its own */
+	CHECK_CALL(left(&r, CHILD, 0), CHILD, 400, 700, 300, 100, 1, 0);
+	TEST_EQ(left(&r, CHILD, 0)->blocked, 200);
+	/* PARENT 100..1000 = 900: CHILD 300, blocked 100 (200..300, the
+	 * nested call inside), its own 500 */
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 100, 1000, 900, 500, 0, 0);
+	TEST_EQ(left(&r, PARENT, 0)->blocked, 100);
+	/* the blocking calls are no calls of their own */
+	TEST_EQ(r.rec.nleave, 2);
+	TEST_EQ(r.sum.calls, 2);
+	st = prof(&r, 0, PARENT);
+	TEST_TRUE(st != NULL);
+	TEST_EQ(st->blocked, 100);
+	TEST_EQ(st->self, 500);
+	RUN_DONE(&r);
+}
+
+/*
+ * A blocking call that left by a tail jump into another (BLK2 at the same
+ * stack pointer) goes on until that one returns; one whose end was never
+ * seen ends at the thread's next traced event.
+ *   100 F in, 200 BLK in, 250 BLK tail, 260 BLK2 in (same sp), 400 BLK2
+ *   out, 500 BLK in, 600 G in (BLK's end unseen), 700 G out, 800 F out
+ */
+TEST_CASE(blocking_call_tail_and_lost_end)
+{
+	struct rt_event e[] = {
+		ev(100, RT_EV_ENTRY, F, S0, TID, 0),
+		ev(200, RT_EV_ENTRY, BLK, S1, TID, 0),
+		tail(250, BLK, S1, TID, 0),
+		ev(260, RT_EV_ENTRY, BLK2, S1, TID, 0),
+		ev(400, RT_EV_EXIT, BLK2, S1, TID, 0),
+		ev(500, RT_EV_ENTRY, BLK, S1, TID, 0),
+		ev(600, RT_EV_ENTRY, G, S1, TID, 0),
+		ev(700, RT_EV_EXIT, G, S1, TID, 0),
+		ev(800, RT_EV_EXIT, F, S0, TID, 0),
+	};
+	struct run r;
+
+	run_blocking(&r, e, ARRAY_SIZE(e), 900);
+	/* F 100..800 = 700: G 100; blocked 200..400 and 500..600 = 300 */
+	CHECK_CALL(left(&r, F, 0), F, 100, 800, 700, 300, 0, 0);
+	TEST_EQ(left(&r, F, 0)->blocked, 300);
+	RUN_DONE(&r);
+}
+
 /* ---- inlined calls ------------------------------------------------------- */
 
 /* An inlined entry of @func at @ts, in code running at stack pointer @sp,

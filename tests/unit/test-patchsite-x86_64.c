@@ -55,6 +55,9 @@ static int read_after(void *ctx, rt_raddr addr, void *buf, size_t len)
 	return 0;
 }
 
+/* The role of the probes plan() makes. */
+static uint8_t plan_role = RT_ROLE_TRACED;
+
 /* Decodes @code, makes an entry probe and one per return or jump out,
  * and plans them with @known jump tables (@marks). */
 static int plan(struct fn *f, const uint8_t *code, size_t len,
@@ -81,7 +84,7 @@ static int plan(struct fn *f, const uint8_t *code, size_t len,
 			continue;
 		f->probes[f->n] = (struct rt_probe){
 			.addr = in->addr, .func = FUNC_ID, .kinds = kinds,
-			.role = RT_ROLE_TRACED, .func_lo = LO, .func_hi = hi };
+			.role = plan_role, .func_lo = LO, .func_hi = hi };
 		f->n++;
 	}
 	pf = (struct rt_patch_func){
@@ -205,6 +208,78 @@ TEST_CASE(return_without_padding_moves_epilogue)
 	TEST_TRUE(is(&ci[6], "ret", NULL));
 	cs_free(ci, n);
 	vec_free(&f.insns);
+}
+
+/* libc's syscall(): mov rax, rdi; mov rdi, rsi; syscall; cmp rax,
+ * -0xfff; jae error; ret; error: or rax, -1; ret.  The first return has
+ * no padding, and a conditional jump before it: a traced function's
+ * keeps its breakpoint, a blocking call's region takes the cmp and the
+ * jae (re-aimed) and begins where the system call returns. */
+TEST_CASE(blocking_call_epilogue_moves_over_jcc)
+{
+	static const uint8_t code[] = {
+		0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x0f, 0x05,
+		0x48, 0x3d, 0x01, 0xf0, 0xff, 0xff, 0x73, 0x01, 0xc3,
+		0x48, 0x83, 0xc8, 0xff, 0xc3,
+	};
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	char back[32];
+	size_t n;
+
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	TEST_EQ(f.n, 3);
+	TEST_EQ(f.probes[1].addr, LO + 16);
+	TEST_TRUE(f.probes[1].patch_len == 0);
+	plan_role = RT_ROLE_BLOCKING;
+	TEST_EQ(plan(&f, code, sizeof(code), NULL, 0, true), 0);
+	plan_role = RT_ROLE_TRACED;
+	TEST_EQ(f.probes[1].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[1].patch_lo, LO + 8);  /* cmp, after the syscall */
+	TEST_EQ(f.probes[1].patch_len, 9);
+	TEST_EQ(tramp(&f, 1, &ci, &n), 0);
+	TEST_EQ(n, 7);
+	snprintf(back, sizeof(back), "0x%llx", (unsigned long long)(LO + 17));
+	TEST_TRUE(is(&ci[0], "cmp", "rax, -0xfff"));
+	TEST_TRUE(is(&ci[1], "jae", back));
+	TEST_TRUE(records(ci + 2, rt_arch_recorder(), RT_REC_EXIT,
+			  RT_EV_EXIT));
+	TEST_TRUE(is(&ci[6], "ret", NULL));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A trampoline far from the recorder (a library's, the recorder in the
+ * executable) calls it through an address stored after the call, which
+ * a short jump steps over on the way back. */
+TEST_CASE(far_recorder_called_through_memory)
+{
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct rt_tramp_spec t = { .nrec = 1 };
+	rt_raddr far = TRAMP + 0x300000000ULL;
+	uint8_t buf[RT_ARCH_TRAMP_MAX];
+	uint64_t stored;
+	cs_insn *ci = NULL;
+	char past[32];
+	size_t len, n;
+
+	t.rec[0] = (struct rt_tramp_rec){ .call = RT_REC_ENTRY, .word = 1 };
+	TEST_EQ(rt_arch_tramp_build(&t, TRAMP, far, buf, &len),
+		RT_REFUSE_NONE);
+	if (!cs)
+		TEST_EQ(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
+	n = cs_disasm(cs, buf, len, TRAMP, 4, &ci);
+	TEST_EQ(n, 4);
+	TEST_TRUE(is(&ci[0], "push", "rdi"));
+	TEST_TRUE(is(&ci[2], "call", "qword ptr [rip + 2]"));
+	/* the call returns to the jump, which lands past the address */
+	snprintf(past, sizeof(past), "0x%llx",
+		 (unsigned long long)(ci[3].address + ci[3].size + 8));
+	TEST_TRUE(is(&ci[3], "jmp", past));
+	TEST_EQ(ci[2].address + ci[2].size, ci[3].address);
+	memcpy(&stored, buf + (ci[3].address - TRAMP) + ci[3].size, 8);
+	TEST_EQ(stored, far + r->call[RT_REC_ENTRY]);
+	cs_free(ci, n);
 }
 
 /* and al, 1; pop rcx; ret right after a call's return address, two
