@@ -514,6 +514,52 @@ static bool loop_head(const rt_insn_vec *insns, const struct rt_insn *in,
 	return false;
 }
 
+static bool backward(const struct rt_insn *i)
+{
+	return (i->cls == RT_INSN_JMP || i->cls == RT_INSN_JCC) &&
+	       i->target && i->target <= i->addr;
+}
+
+/* The innermost loop around @addr in @insns: the backward branch whose
+ * span, from its target to itself, is the shortest that holds @addr;
+ * NULL when none does. */
+static const struct rt_insn *loop_around(const rt_insn_vec *insns,
+					 rt_raddr addr)
+{
+	const struct rt_insn *best = NULL;
+
+	vec_for_each(insns, i)
+		if (backward(i) && i->target <= addr && i->addr >= addr &&
+		    (!best || i->addr - i->target < best->addr - best->target))
+			best = i;
+	return best;
+}
+
+/* Whether the instance entered at @entry, whose code is [@lo, @hi), is
+ * the body of a vectorised loop: the innermost loop around its entry
+ * holds no other loop (LLVM vectorises innermost loops) and holds packed
+ * arithmetic of the instance's, so that one pass through the instance
+ * does the work of several calls.  A vectorised loop inside the instance
+ * (the function's own, or a callee's inlined in it) is no sign: the
+ * instance runs once around it. */
+static bool vectorised(const rt_insn_vec *insns, rt_raddr entry,
+		       rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_insn *loop = loop_around(insns, entry);
+	bool packed = false;
+
+	if (!loop)
+		return false;
+	vec_for_each(insns, i) {
+		if (i->addr < loop->target || i->addr > loop->addr)
+			continue;
+		if (i != loop && backward(i) && i->target >= loop->target)
+			return false;  /* a loop inside it */
+		packed |= i->packed && i->addr >= lo && i->addr < hi;
+	}
+	return packed;
+}
+
 static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			 const rt_insn_vec *insns, enum rt_refusal caller_why)
 {
@@ -536,9 +582,13 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			       check_site(in);
 	if (pi->why) {
 		pf->ninlined_refused++;
+		pf->inlined_why[pi->why]++;
 		return;
 	}
 	pf->ninlined++;
+	pi->packed = vectorised(insns, pi->addr, s->lo + p->bias,
+				s->end + p->bias);
+	pf->ninlined_packed += pi->packed;
 	lo = s->caller->addr + p->bias;
 	add_probe(p, in, pi->id, RT_PROBE_INLINED, RT_ROLE_TRACED, lo,
 		  lo + s->caller->size);

@@ -463,6 +463,8 @@ static void list_inlined(const struct rt_plan *plan,
 			       how_probed(plan, pi->exit));
 		else if (!pi->why)
 			printf("; not timed");
+		if (pi->packed)
+			printf("; vectorised: a pass may be several calls");
 		putchar('\n');
 	}
 }
