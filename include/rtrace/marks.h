@@ -3,7 +3,9 @@
  * What a report's figures are worth, per row, and what share of the run
  * they are.  A row is marked when its times are mostly rtrace's own cost
  * taken out (C), when its probes stopped the program (S), or when its
- * calls are too short for the clock and the compensation to time (T).
+ * calls are too short for the clock and the compensation to time (T);
+ * and, in every mode, when its count misses calls: some of its inlined
+ * instances could not be probed (P) or run several calls at once (V).
  * The percentages are of the run's duration, the one the header gives.
  * Every format shows the same marks and shares: text, CSV, JSON, HTML.
  */
@@ -20,8 +22,14 @@ enum rt_mark {
 					* time was rtrace's, taken out */
 	RT_MARK_STOPS = 1 << 1,        /* S: its probes stopped the program */
 	RT_MARK_SHORT = 1 << 2,        /* T: calls too short to time */
+	RT_MARK_PARTIAL = 1 << 3,      /* P: some of its inlined instances
+					* could not be probed: its count is
+					* a lower bound */
+	RT_MARK_VECTOR = 1 << 4,       /* V: some of its inlined instances
+					* are vectorised: an entry counted
+					* may be several calls */
 };
-#define RT_MARKS 3                     /* how many kinds of mark */
+#define RT_MARKS 5                     /* how many kinds of mark */
 
 /* The run's duration in ns, from its start to its end (or its last event
  * when the log is cut short): what the percentages divide. */
@@ -30,7 +38,8 @@ uint64_t rt_report_run_ns(const struct rt_report *rep);
 /* @ns as a percentage of rt_report_run_ns() (0 when that is 0). */
 double rt_report_pct(const struct rt_report *rep, uint64_t ns);
 
-/* The marks (enum rt_mark) of row @r; 0 in a report without times. */
+/* The marks (enum rt_mark) of row @r; only P and V in a report without
+ * times. */
 unsigned rt_row_marks(const struct rt_report *rep,
 		      const struct rt_report_row *r);
 
@@ -39,7 +48,7 @@ unsigned rt_row_marks(const struct rt_report *rep,
 const char *rt_marks_letters(unsigned marks, char *buf);
 
 /* The word of mark @i (0 to RT_MARKS - 1) for JSON: "compensated",
- * "stops", "short"; static. */
+ * "stops", "short", "partial", "vectorised"; static. */
 const char *rt_mark_word(unsigned i);
 
 /* The legend: a line for each mark some row of @rep carries, and one
