@@ -153,11 +153,11 @@ static void inlined_legend(FILE *out, const struct rt_report *rep,
 			   unsigned any)
 {
 	if (any & RT_MARK_PARTIAL) {
-		fputs("P: partial: some of its inlined calls could not be "
-		      "probed (\"N not probed\" in its [...]: ", out);
+		fputs("P: partial: some places it was inlined at could not "
+		      "be probed (\"R not probed\" in its [...]): its count "
+		      "is a lower bound; why: ", out);
 		partial_reasons(out, rep);
-		fputs("): its count is a lower bound (rtrace -l lists "
-		      "them).\n", out);
+		fputs(" (rtrace -l lists them).\n", out);
 	}
 	if (any & RT_MARK_VECTOR)
 		fputs("V: vectorised: the compiler merged some of its inlined "
