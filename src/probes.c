@@ -654,16 +654,73 @@ static bool split_fits(const struct rt_plan *p, const rt_insn_vec *insns,
 	       ninl <= RT_PATCH_SPLIT_MAX;
 }
 
+typedef VEC(struct rt_probe) probe_vec;
+
+/* The instance sites of @sites planned by patchsite.c that must keep a
+ * breakpoint after all: their bytes or relay overlap those of a site
+ * patched before (@near), a script stops there, or their trampoline
+ * would not fit.  (A relay in a region that loses its jump goes with it:
+ * settle_joined().) */
+static void refuse_instance_sites(const struct rt_plan *p, probe_vec *sites,
+				  const index_vec *near,
+				  const rt_insn_vec *insns, size_t first)
+{
+	vec_for_each(sites, q) {
+		if (q->kinds != RT_PROBE_INLINED || !q->patch_len)
+			continue;
+		if (patched_near(p, near, q->patch_lo,
+				 q->patch_lo + q->patch_len) ||
+		    (q->relay_lo &&
+		     patched_near(p, near, q->relay_lo,
+				  q->relay_lo + rt_arch_patch_len()))) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_OVERLAP;
+		} else if (instance_must_stop(p, first, p->probes.n, q->addr)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_ROLE;
+		} else if (!split_fits(p, insns, first, q)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_INLINED;
+		}
+	}
+}
+
+/* What the plan of instance site @q says, into every probe of the
+ * inlined calls [first, ...) at its address. */
+static void copy_instance_site(struct rt_plan *p, const struct rt_probe *q,
+			       size_t first)
+{
+	for (size_t i = first; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+
+		if (pr->addr != q->addr)
+			continue;
+		pr->patch_lo = q->patch_lo;
+		pr->patch_len = q->patch_len;
+		pr->patch_code = q->patch_code;
+		pr->patch_how = q->patch_how;
+		pr->patch_join = 0;
+		pr->joined = false;
+		pr->patch_hosts = q->patch_len && q->patch_hosts;
+		pr->relay_lo = q->patch_len ? q->relay_lo : 0;
+		pr->relay_hosted = pr->relay_lo && q->relay_hosted;
+		memcpy(pr->patch_orig, q->patch_orig, sizeof(pr->patch_orig));
+		memcpy(pr->relay_orig, q->relay_orig, sizeof(pr->relay_orig));
+		pr->inline_why = q->inline_why;
+	}
+}
+
 /* The jumps over the entries of the inlined calls in @caller (probes
  * [first, p->probes.n), its code decoded in @insns), planned as a
- * function's own entry is (patchsite.c), without relays.  Every other
+ * function's own entry is (patchsite.c), a short one hopping to a relay
+ * in dead bytes (those between functions shared through the claims).  Every other
  * site in the caller is an obstacle, and so are the bytes that patched
  * sites planned before took: those are never planned again. */
 static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 			   const rt_insn_vec *insns, size_t first)
 {
 	rt_raddr lo = caller->addr + p->bias, hi = lo + caller->size;
-	VEC(struct rt_probe) sites = { 0 };
+	probe_vec sites = { 0 };
 	index_vec near = { 0 };
 	uint8_t *is_table;
 	bool known;
@@ -701,46 +758,16 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 			.kinds = RT_PROBE_INLINED,
 			.read_after = read_after, .ctx = p,
 			.marks = p->targets.v, .nmarks = p->targets.n,
-			.tables_known = known, .jumps_only = true,
+			.tables_known = known, .claims = &p->claims,
+			.relays_inlined_only = true,
 		};
 
 		rt_patch_plan(&f, sites.v, sites.n);
 	}
-	vec_for_each(&sites, q) {
-		if (q->kinds != RT_PROBE_INLINED)
-			continue;
-		if (q->patch_len &&
-		    patched_near(p, &near, q->patch_lo,
-				 q->patch_lo + q->patch_len)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_OVERLAP;
-		}
-		if (q->patch_len &&
-		    instance_must_stop(p, first, p->probes.n, q->addr)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_ROLE;
-		}
-		if (q->patch_len && !split_fits(p, insns, first, q)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_INLINED;
-		}
-		for (size_t i = first; i < p->probes.n; i++) {
-			struct rt_probe *pr = &p->probes.v[i];
-
-			if (pr->addr != q->addr)
-				continue;
-			pr->patch_lo = q->patch_lo;
-			pr->patch_len = q->patch_len;
-			pr->patch_code = q->patch_code;
-			pr->patch_how = q->patch_how;
-			pr->patch_join = 0;
-			pr->joined = false;
-			pr->relay_lo = 0;
-			memcpy(pr->patch_orig, q->patch_orig,
-			       sizeof(pr->patch_orig));
-			pr->inline_why = q->inline_why;
-		}
-	}
+	refuse_instance_sites(p, &sites, &near, insns, first);
+	vec_for_each(&sites, q)
+		if (q->kinds == RT_PROBE_INLINED)
+			copy_instance_site(p, q, first);
 	vec_free(&sites);
 	vec_free(&near);
 }
