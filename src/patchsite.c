@@ -1017,7 +1017,7 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 	if (f->relays_inlined_only)
 		take_planned(&s, probes, n);
 	plan_jumps(&s, probes, regs, n);
-	if (f->kinds && !f->jumps_only)
+	if (f->kinds)
 		plan_hops(&s, probes, n);
 	free(regs);
 	vec_free(&s.marks);
