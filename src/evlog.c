@@ -377,7 +377,7 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 static size_t func_row_size(const struct rt_log_func *f)
 {
 	return 4 + FUNC_FIXED + str_size(f->name) + str_size(f->raw) +
-	       str_size(f->module) + str_size(f->file) + 16;
+	       str_size(f->module) + str_size(f->file) + 28;
 }
 
 static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
@@ -396,7 +396,10 @@ static uint8_t *put_func(uint8_t *p, const struct rt_log_func *f)
 	put_u32(p + 4, f->sites);
 	put_u32(p + 8, f->inline_sites);
 	put_u32(p + 12, f->inlined_sites);
-	return p + 16;
+	put_u32(p + 16, f->inlined_refused);
+	put_u32(p + 20, f->inlined_why);
+	put_u32(p + 24, f->inlined_packed);
+	return p + 28;
 }
 
 static int write_func_block(struct rt_evlog_writer *w,
@@ -983,6 +986,12 @@ static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 	}
 	if (!row.why && row.p + 4 <= row.end)
 		f->inlined_sites = cur_u32(&row);
+	/* logs from before the refused instances were recorded end here */
+	if (!row.why && row.p + 12 <= row.end) {
+		f->inlined_refused = cur_u32(&row);
+		f->inlined_why = cur_u32(&row);
+		f->inlined_packed = cur_u32(&row);
+	}
 	if (row.why)
 		c->why = row.why;
 	else

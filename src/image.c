@@ -81,6 +81,18 @@ static void count_sites(const struct rt_plan *plan, bool inl,
 	}
 }
 
+/* The reason most of the function's refused inlined instances had, or
+ * RT_REFUSE_NONE. */
+static uint32_t most_common_refusal(const struct rt_plan_func *pf)
+{
+	uint32_t best = RT_REFUSE_NONE;
+
+	for (uint32_t i = 1; i < RT_REFUSE_MAX; i++)
+		if (pf->inlined_why[i] > pf->inlined_why[best])
+			best = i;
+	return best;
+}
+
 static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
 		      bool inl)
 {
@@ -100,6 +112,9 @@ static void log_funcs(struct rt_tracer *tr, const struct rt_image *img,
 			.file = pf->fn->file,
 			.flags = func_flags(pf),
 			.inlined_sites = pf->ninlined,
+			.inlined_refused = pf->ninlined_refused,
+			.inlined_why = most_common_refusal(pf),
+			.inlined_packed = pf->ninlined_packed,
 		};
 		if (rows[i].flags & ~RT_FUNC_INLINED_ONLY)
 			continue;

@@ -265,6 +265,7 @@ static void fold_rows(struct rt_report *out)
 		    strcmp(prev->name, row->name) == 0) {
 			rt_report_add_stats(&prev->st, &row->st);
 			prev->instances = MAX(prev->instances, row->instances);
+			rt_report_add_inlined(prev, row, false);
 			continue;
 		}
 		out->rows[k++] = *row;

@@ -772,6 +772,16 @@ static enum rt_inline_why hop_region(const struct scan *s,
 
 	if (why != RT_INLINE_OK)
 		return why;
+	/* an inlined call's entry or end, in the middle of its caller: as
+	 * its jump would, the straight-line instructions from it, only as
+	 * many as the short jump covers (a jmp rel8 that other branches
+	 * land after, say); the call begins or ends whether or not a
+	 * conditional jump there is taken, so none is re-aimed */
+	if (pr->kinds == RT_PROBE_INLINED) {
+		why = instance_region(s, k, hop, r);
+		r->how = RT_PATCH_HOP;
+		return why;
+	}
 	if (site->cls == RT_INSN_JCC) {
 		if (site->len != hop || (pr->kinds & RT_PROBE_ENTRY))
 			return RT_INLINE_KIND;
@@ -845,6 +855,37 @@ static bool grow_entry(struct scan *s, struct rt_probe *probes, size_t n,
 	return true;
 }
 
+/* Among the sites of inlined calls (the function's own were planned
+ * before and are copies here), one patched with a jump, grown over more
+ * of its straight-line instructions until the bytes past its jump can
+ * hold a relay that a short jump at @at reaches: grow_entry() for the
+ * middle of a function. */
+static bool grow_instance(struct scan *s, struct rt_probe *probes, size_t n,
+			  rt_raddr at)
+{
+	size_t room = 2 * rt_arch_patch_len();
+	uint8_t hop[RT_PATCH_MAX];
+
+	for (size_t i = 0; i < n; i++) {
+		struct rt_probe *host = &probes[i];
+		rt_raddr tail = host->patch_lo + rt_arch_patch_len();
+		struct region g;
+
+		if (host->kinds != RT_PROBE_INLINED || !host->patch_len ||
+		    host->patch_how != RT_PATCH_JUMP || host->patch_hosts ||
+		    !rt_arch_patch_hop(at, tail, NULL, hop) ||
+		    instance_region(s, index_of(s->f, host->addr), room, &g) !=
+			    RT_INLINE_OK ||
+		    !span_free(s, probes, n, i, host->patch_lo + host->patch_len,
+			       g.lo + g.len))
+			continue;
+		set_patched(s, host, &g);
+		offer_tail(s, host);
+		return true;
+	}
+	return false;
+}
+
 /* Room for relays when the dead bytes have none left: the tails of the
  * function's long regions, else its entry's, grown up to @limit. */
 static bool make_room(struct scan *s, struct rt_probe *probes, size_t n,
@@ -886,13 +927,19 @@ static void plan_hops(struct scan *s, struct rt_probe *probes, size_t n)
 		struct region r;
 
 		if (rt_probe_inline(pr) ||
+		    (s->f->relays_inlined_only &&
+		     pr->kinds != RT_PROBE_INLINED) ||
 		    hop_region(s, pr, &r) != RT_INLINE_OK ||
 		    hop_rank(&r) != k / n)
 			continue;
 		if (!span_free(s, probes, n, k % n, r.lo, r.lo + r.len))
 			continue;
+		/* room is made only among the sites planned now: the
+		 * others' regions here are copies, which must not grow */
 		if (!find_relay(s, probes, n, r.lo, &r.relay) &&
-		    !(make_room(s, probes, n, r.lo) &&
+		    !((s->f->relays_inlined_only
+			       ? grow_instance(s, probes, n, r.lo)
+			       : make_room(s, probes, n, r.lo)) &&
 		      find_relay(s, probes, n, r.lo, &r.relay)))
 			continue;
 		set_patched(s, pr, &r);
@@ -949,6 +996,26 @@ static void plan_jumps(struct scan *s, struct rt_probe *probes,
 	}
 }
 
+/* The bytes that the sites planned before (the function's own, when
+ * the inlined calls' are planned) took: their regions and relays, which
+ * no relay planned now may use. */
+static void take_planned(struct scan *s, const struct rt_probe *probes,
+			 size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_probe *pr = &probes[i];
+
+		if (pr->kinds == RT_PROBE_INLINED || !pr->patch_len)
+			continue;
+		vec_push(&s->taken, ((struct rt_patch_span){
+				pr->patch_lo, pr->patch_lo + pr->patch_len }));
+		if (pr->relay_lo)
+			vec_push(&s->taken, ((struct rt_patch_span){
+				pr->relay_lo,
+				pr->relay_lo + rt_arch_patch_len() }));
+	}
+}
+
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 		   size_t n)
 {
@@ -956,8 +1023,10 @@ void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,
 	struct region *regs = xcalloc(n + 1, sizeof(*regs));
 
 	collect_marks(&s);
+	if (f->relays_inlined_only)
+		take_planned(&s, probes, n);
 	plan_jumps(&s, probes, regs, n);
-	if (f->kinds && !f->jumps_only)
+	if (f->kinds)
 		plan_hops(&s, probes, n);
 	free(regs);
 	vec_free(&s.marks);
@@ -1061,7 +1130,8 @@ bool rt_patch_split(const struct rt_probe *pr, const struct rt_insn *site,
 		    size_t ninl)
 {
 	return ninl && pr->kinds == RT_PROBE_INLINED &&
-	       pr->patch_how == RT_PATCH_JUMP && !pr->patch_join &&
+	       (pr->patch_how == RT_PATCH_JUMP ||
+		pr->patch_how == RT_PATCH_HOP) && !pr->patch_join &&
 	       site->cls == RT_INSN_JCC;
 }
 

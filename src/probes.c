@@ -516,6 +516,52 @@ static bool loop_head(const rt_insn_vec *insns, const struct rt_insn *in,
 	return false;
 }
 
+static bool backward(const struct rt_insn *i)
+{
+	return (i->cls == RT_INSN_JMP || i->cls == RT_INSN_JCC) &&
+	       i->target && i->target <= i->addr;
+}
+
+/* The innermost loop around @addr in @insns: the backward branch whose
+ * span, from its target to itself, is the shortest that holds @addr;
+ * NULL when none does. */
+static const struct rt_insn *loop_around(const rt_insn_vec *insns,
+					 rt_raddr addr)
+{
+	const struct rt_insn *best = NULL;
+
+	vec_for_each(insns, i)
+		if (backward(i) && i->target <= addr && i->addr >= addr &&
+		    (!best || i->addr - i->target < best->addr - best->target))
+			best = i;
+	return best;
+}
+
+/* Whether the instance entered at @entry, whose code is [@lo, @hi), is
+ * the body of a vectorised loop: the innermost loop around its entry
+ * holds no other loop (LLVM vectorises innermost loops) and holds packed
+ * arithmetic of the instance's, so that one pass through the instance
+ * does the work of several calls.  A vectorised loop inside the instance
+ * (the function's own, or a callee's inlined in it) is no sign: the
+ * instance runs once around it. */
+static bool vectorised(const rt_insn_vec *insns, rt_raddr entry,
+		       rt_raddr lo, rt_raddr hi)
+{
+	const struct rt_insn *loop = loop_around(insns, entry);
+	bool packed = false;
+
+	if (!loop)
+		return false;
+	vec_for_each(insns, i) {
+		if (i->addr < loop->target || i->addr > loop->addr)
+			continue;
+		if (i != loop && backward(i) && i->target >= loop->target)
+			return false;  /* a loop inside it */
+		packed |= i->packed && i->addr >= lo && i->addr < hi;
+	}
+	return packed;
+}
+
 static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			 const rt_insn_vec *insns, enum rt_refusal caller_why)
 {
@@ -538,9 +584,13 @@ static void add_instance(struct rt_plan *p, const struct rt_inlined_site *s,
 			       check_site(in);
 	if (pi->why) {
 		pf->ninlined_refused++;
+		pf->inlined_why[pi->why]++;
 		return;
 	}
 	pf->ninlined++;
+	pi->packed = vectorised(insns, pi->addr, s->lo + p->bias,
+				s->end + p->bias);
+	pf->ninlined_packed += pi->packed;
 	lo = s->caller->addr + p->bias;
 	add_probe(p, in, pi->id, RT_PROBE_INLINED, RT_ROLE_TRACED, lo,
 		  lo + s->caller->size);
@@ -606,16 +656,73 @@ static bool split_fits(const struct rt_plan *p, const rt_insn_vec *insns,
 	       ninl <= RT_PATCH_SPLIT_MAX;
 }
 
+typedef VEC(struct rt_probe) probe_vec;
+
+/* The instance sites of @sites planned by patchsite.c that must keep a
+ * breakpoint after all: their bytes or relay overlap those of a site
+ * patched before (@near), a script stops there, or their trampoline
+ * would not fit.  (A relay in a region that loses its jump goes with it:
+ * settle_joined().) */
+static void refuse_instance_sites(const struct rt_plan *p, probe_vec *sites,
+				  const index_vec *near,
+				  const rt_insn_vec *insns, size_t first)
+{
+	vec_for_each(sites, q) {
+		if (q->kinds != RT_PROBE_INLINED || !q->patch_len)
+			continue;
+		if (patched_near(p, near, q->patch_lo,
+				 q->patch_lo + q->patch_len) ||
+		    (q->relay_lo &&
+		     patched_near(p, near, q->relay_lo,
+				  q->relay_lo + rt_arch_patch_len()))) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_OVERLAP;
+		} else if (instance_must_stop(p, first, p->probes.n, q->addr)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_ROLE;
+		} else if (!split_fits(p, insns, first, q)) {
+			q->patch_len = 0;
+			q->inline_why = RT_INLINE_INLINED;
+		}
+	}
+}
+
+/* What the plan of instance site @q says, into every probe of the
+ * inlined calls [first, ...) at its address. */
+static void copy_instance_site(struct rt_plan *p, const struct rt_probe *q,
+			       size_t first)
+{
+	for (size_t i = first; i < p->probes.n; i++) {
+		struct rt_probe *pr = &p->probes.v[i];
+
+		if (pr->addr != q->addr)
+			continue;
+		pr->patch_lo = q->patch_lo;
+		pr->patch_len = q->patch_len;
+		pr->patch_code = q->patch_code;
+		pr->patch_how = q->patch_how;
+		pr->patch_join = 0;
+		pr->joined = false;
+		pr->patch_hosts = q->patch_len && q->patch_hosts;
+		pr->relay_lo = q->patch_len ? q->relay_lo : 0;
+		pr->relay_hosted = pr->relay_lo && q->relay_hosted;
+		memcpy(pr->patch_orig, q->patch_orig, sizeof(pr->patch_orig));
+		memcpy(pr->relay_orig, q->relay_orig, sizeof(pr->relay_orig));
+		pr->inline_why = q->inline_why;
+	}
+}
+
 /* The jumps over the entries of the inlined calls in @caller (probes
  * [first, p->probes.n), its code decoded in @insns), planned as a
- * function's own entry is (patchsite.c), without relays.  Every other
+ * function's own entry is (patchsite.c), a short one hopping to a relay
+ * in dead bytes (those between functions shared through the claims).  Every other
  * site in the caller is an obstacle, and so are the bytes that patched
  * sites planned before took: those are never planned again. */
 static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 			   const rt_insn_vec *insns, size_t first)
 {
 	rt_raddr lo = caller->addr + p->bias, hi = lo + caller->size;
-	VEC(struct rt_probe) sites = { 0 };
+	probe_vec sites = { 0 };
 	index_vec near = { 0 };
 	uint8_t *is_table;
 	bool known;
@@ -653,46 +760,16 @@ static void plan_instances(struct rt_plan *p, const struct rt_func *caller,
 			.kinds = RT_PROBE_INLINED,
 			.read_after = read_after, .ctx = p,
 			.marks = p->targets.v, .nmarks = p->targets.n,
-			.tables_known = known, .jumps_only = true,
+			.tables_known = known, .claims = &p->claims,
+			.relays_inlined_only = true,
 		};
 
 		rt_patch_plan(&f, sites.v, sites.n);
 	}
-	vec_for_each(&sites, q) {
-		if (q->kinds != RT_PROBE_INLINED)
-			continue;
-		if (q->patch_len &&
-		    patched_near(p, &near, q->patch_lo,
-				 q->patch_lo + q->patch_len)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_OVERLAP;
-		}
-		if (q->patch_len &&
-		    instance_must_stop(p, first, p->probes.n, q->addr)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_ROLE;
-		}
-		if (q->patch_len && !split_fits(p, insns, first, q)) {
-			q->patch_len = 0;
-			q->inline_why = RT_INLINE_INLINED;
-		}
-		for (size_t i = first; i < p->probes.n; i++) {
-			struct rt_probe *pr = &p->probes.v[i];
-
-			if (pr->addr != q->addr)
-				continue;
-			pr->patch_lo = q->patch_lo;
-			pr->patch_len = q->patch_len;
-			pr->patch_code = q->patch_code;
-			pr->patch_how = q->patch_how;
-			pr->patch_join = 0;
-			pr->joined = false;
-			pr->relay_lo = 0;
-			memcpy(pr->patch_orig, q->patch_orig,
-			       sizeof(pr->patch_orig));
-			pr->inline_why = q->inline_why;
-		}
-	}
+	refuse_instance_sites(p, &sites, &near, insns, first);
+	vec_for_each(&sites, q)
+		if (q->kinds == RT_PROBE_INLINED)
+			copy_instance_site(p, q, first);
 	vec_free(&sites);
 	vec_free(&near);
 }

@@ -35,6 +35,22 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st)
 	into->untimed += st->untimed;
 }
 
+void rt_report_add_inlined(struct rt_report_row *into,
+			   const struct rt_report_row *r, bool sum)
+{
+	if (!into->inlined_why)
+		into->inlined_why = r->inlined_why;
+	if (sum) {
+		into->inlined_sites += r->inlined_sites;
+		into->inlined_refused += r->inlined_refused;
+		into->inlined_packed += r->inlined_packed;
+		return;
+	}
+	into->inlined_sites = MAX(into->inlined_sites, r->inlined_sites);
+	into->inlined_refused = MAX(into->inlined_refused, r->inlined_refused);
+	into->inlined_packed = MAX(into->inlined_packed, r->inlined_packed);
+}
+
 static int cmp_merge(const void *a, const void *b, void *arg)
 {
 	const struct rt_report_row *x = a, *y = b;
@@ -70,7 +86,7 @@ static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 		if (prev && same_row(prev, &rows[i], by_name)) {
 			rt_report_add_stats(&prev->st, &rows[i].st);
 			prev->instances += prev->fn != rows[i].fn;
-			prev->inlined_sites += rows[i].inlined_sites;
+			rt_report_add_inlined(prev, &rows[i], true);
 			continue;
 		}
 		rows[out++] = rows[i];
@@ -216,6 +232,9 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 		rep->rows[k] = (struct rt_report_row){
 			.name = fn->name, .fn = fn, .instances = 1,
 			.inlined_sites = fn->inlined_sites,
+			.inlined_refused = fn->inlined_refused,
+			.inlined_why = fn->inlined_why,
+			.inlined_packed = fn->inlined_packed,
 			.st = pr->st,
 		};
 		set_group(rep, r, &rep->rows[k++], pr->key);

@@ -420,8 +420,8 @@ static void list_breakpoints(const struct rt_plan *plan,
 }
 
 /* How the entry or exit of an inlined instance, at @addr, is probed: a
- * jump, or a breakpoint and why (with the inline engine).  Static
- * storage. */
+ * jump (with -v, through which relay when it hops), or a breakpoint and
+ * why (with the inline engine).  Static storage. */
 static const char *how_probed(const struct rt_plan *plan, rt_raddr addr)
 {
 	static char buf[96];
@@ -429,6 +429,12 @@ static const char *how_probed(const struct rt_plan *plan, rt_raddr addr)
 
 	if (!pr)
 		return "breakpoint";
+	if (rt_probe_inline(pr) && rt_log_verbose > 0 && pr->patch_len &&
+	    pr->patch_how == RT_PATCH_HOP) {
+		snprintf(buf, sizeof(buf), "jump (a hop, relay at %#llx)",
+			 (unsigned long long)pr->relay_lo);
+		return buf;
+	}
 	if (rt_probe_inline(pr))
 		return "jump";
 	if (pr->inline_why == RT_INLINE_OFF)
@@ -463,6 +469,8 @@ static void list_inlined(const struct rt_plan *plan,
 			       how_probed(plan, pi->exit));
 		else if (!pi->why)
 			printf("; not timed");
+		if (pi->packed)
+			printf("; vectorised: a pass may be several calls");
 		putchar('\n');
 	}
 }

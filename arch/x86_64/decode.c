@@ -323,6 +323,61 @@ static bool has_rsp_operand(const cs_x86 *x)
 	return false;
 }
 
+/*
+ * Instructions that scalar code runs on vector registers too, which say
+ * nothing of lanes: moves (movq, movaps, movdqu: copies, spills), scalar
+ * arithmetic and conversions (addsd, cvtsi2sd, ucomisd), logic (pxor,
+ * andps: zeroing, absolute values, signs), lane inserts and extracts, and
+ * the float unpacks and shuffles of LLVM's u64-to-f64 sequence.
+ */
+static const char *const scalar_stems[] = {
+	"mov", "pmovmsk", "ucomis", "comis", "xor", "and", "or", "pxor",
+	"pand", "por", "pinsr", "pextr", "cvtsi", "cvtsd", "cvtss", "cvttsd",
+	"cvttss", "unpck", "shufp", "insertps", "extractps", "ldmxcsr",
+	"stmxcsr",
+};
+
+static bool is_vec_reg(x86_reg r)
+{
+	return (r >= X86_REG_XMM0 && r <= X86_REG_XMM31) ||
+	       (r >= X86_REG_YMM0 && r <= X86_REG_YMM31) ||
+	       (r >= X86_REG_ZMM0 && r <= X86_REG_ZMM31);
+}
+
+/* Whether @ci computes lanes of a vector register: a vector register
+ * operand, no scalar stem or suffix ("ss", "sd").  Not an idiom on one
+ * register (pcmpeqd %xmm0,%xmm0 makes all ones), and no constant read
+ * from memory in place: a vectorised loop keeps its constants in
+ * registers, scalar idioms (u64 to f64, masks) read them. */
+static bool is_packed(const cs_insn *ci)
+{
+	const cs_x86 *x = &ci->detail->x86;
+	const char *m = ci->mnemonic[0] == 'v' ? ci->mnemonic + 1
+					       : ci->mnemonic;
+	size_t len = strlen(m);
+	bool vec = false;
+
+	for (uint8_t i = 0; i < x->op_count; i++) {
+		const cs_x86_op *o = &x->operands[i];
+
+		if (o->type == X86_OP_REG && is_vec_reg(o->reg))
+			vec = true;
+		if (o->type == X86_OP_MEM && is_rip(o->mem.base))
+			return false;
+	}
+	if (!vec || len < 3 || (m[len - 2] == 's' &&
+				(m[len - 1] == 's' || m[len - 1] == 'd')))
+		return false;
+	if (x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_REG &&
+	    x->operands[0].reg == x->operands[1].reg)
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(scalar_stems); i++)
+		if (strncmp(m, scalar_stems[i], strlen(scalar_stems[i])) == 0)
+			return false;
+	return true;
+}
+
 /* Fills @in from capstone's record; -EILSEQ when the encoding is odd. */
 static int fill_insn(const cs_insn *ci, struct rt_insn *in)
 {
@@ -337,6 +392,7 @@ static int fill_insn(const cs_insn *ci, struct rt_insn *in)
 	in->arch_disp_off = (uint8_t)disp_off;
 	in->arch_modrm_off = x->encoding.modrm_offset;
 	in->arch_rsp_operand = has_rsp_operand(x);
+	in->packed = is_packed(ci);
 	classify(ci, in);
 	return 0;
 }

@@ -155,6 +155,10 @@ struct rt_insn {
 	uint8_t arch_disp_off;  /* offset of a RIP-relative disp32, or 0 */
 	uint8_t arch_modrm_off; /* offset of the ModRM byte, or 0 */
 	bool arch_rsp_operand;  /* memory operand based on the stack pointer */
+	bool packed;            /* computes several lanes of a vector
+				 * register at once: a vectorised loop's
+				 * work (moves, logic and scalar arithmetic,
+				 * which scalar code uses too, are not) */
 };
 
 typedef VEC(struct rt_insn) rt_insn_vec;

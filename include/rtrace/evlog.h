@@ -103,6 +103,13 @@ struct rt_log_func {
 	uint32_t inline_sites;   /* of which the inline engine patched */
 	uint32_t inlined_sites;  /* inlined instances probed: entries with
 				  * RT_EVF_INLINED (not in sites) */
+	uint32_t inlined_refused;  /* inlined instances not probed: their
+				    * calls are missing from the counts */
+	uint32_t inlined_why;    /* enum rt_refusal most of those had, or
+				  * 0 */
+	uint32_t inlined_packed; /* probed instances whose code is
+				  * vectorised: each entry counted may be
+				  * several calls */
 };
 
 enum rt_func_flags {

@@ -4,7 +4,9 @@
  * they are.  A row is marked when its times are mostly rtrace's own cost
  * taken out (C), when its probes stopped the program (S), when its
  * calls are too short for the clock and the compensation to time (T), or
- * when it spent more of its own time blocked than running (B).
+ * when it spent more of its own time blocked than running (B); and, in
+ * every mode, when its count misses calls: some of its inlined instances
+ * could not be probed (P) or run several calls at once (V).
  * The percentages are of the run's duration, the one the header gives.
  * Every format shows the same marks and shares: text, CSV, JSON, HTML.
  */
@@ -25,8 +27,14 @@ enum rt_mark {
 	RT_MARK_BLOCKED = 1 << 3,      /* B: more of its own time was spent
 					* blocked (libc's waiting calls)
 					* than running */
+	RT_MARK_PARTIAL = 1 << 4,      /* P: some of its inlined instances
+					* could not be probed: its count is
+					* a lower bound */
+	RT_MARK_VECTOR = 1 << 5,       /* V: some of its inlined instances
+					* are vectorised: an entry counted
+					* may be several calls */
 };
-#define RT_MARKS 4                     /* how many kinds of mark */
+#define RT_MARKS 6                     /* how many kinds of mark */
 
 /* The run's duration in ns, from its start to its end (or its last event
  * when the log is cut short): what the percentages divide. */
@@ -35,7 +43,8 @@ uint64_t rt_report_run_ns(const struct rt_report *rep);
 /* @ns as a percentage of rt_report_run_ns() (0 when that is 0). */
 double rt_report_pct(const struct rt_report *rep, uint64_t ns);
 
-/* The marks (enum rt_mark) of row @r; 0 in a report without times. */
+/* The marks (enum rt_mark) of row @r; only P and V in a report without
+ * times. */
 unsigned rt_row_marks(const struct rt_report *rep,
 		      const struct rt_report_row *r);
 
@@ -48,7 +57,7 @@ bool rt_report_any_blocked(const struct rt_report *rep);
 const char *rt_marks_letters(unsigned marks, char *buf);
 
 /* The word of mark @i (0 to RT_MARKS - 1) for JSON: "compensated",
- * "stops", "short", "blocked"; static. */
+ * "stops", "short", "blocked", "partial", "vectorised"; static. */
 const char *rt_mark_word(unsigned i);
 
 /* The legend: a line for each mark some row of @rep carries, and one

@@ -53,10 +53,11 @@ void rt_json_string(FILE *out, const char *s);
 void rt_csv_field(FILE *out, const char *s);
 
 /* Writes, after a function's name, how many of its calls @st the compiler
- * inlined and at how many places (@sites), and how many have a time when
- * some have none: " [3 inlined, 2 sites; timed: 1]"; nothing for a
- * function never inlined. */
-void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites);
+ * inlined and at how many places (@sites probed, @refused not), and how
+ * many have a time when some have none: " [3 inlined, 2 sites, 1 not
+ * probed; timed: 1]"; nothing for a function never inlined. */
+void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites,
+		     unsigned refused);
 
 /* Writes where function @fn is, after its name, for a row whose name
  * another row shares (--instances): " (closures.rs:50)", the source

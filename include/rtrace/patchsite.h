@@ -48,8 +48,10 @@ struct rt_patch_func {
 					* table whose targets are in @marks */
 	rt_patch_claims *claims;       /* may be NULL: then no relay goes
 					* into another function's padding */
-	bool jumps_only;               /* no relays: a site is a jump over
-					* its own bytes or a breakpoint */
+	bool relays_inlined_only;      /* relays for the sites of inlined
+					* calls alone: the function's own
+					* were planned before, and stand
+					* here only as obstacles */
 };
 
 /* Decides, for the @n probes of function @f (in address order), which

@@ -182,6 +182,10 @@ struct rt_plan_func {
 				     * inlined instances are probed */
 	unsigned ninlined;          /* inlined instances probed */
 	unsigned ninlined_refused;  /* and those that could not be */
+	unsigned ninlined_packed;   /* instances whose code is vectorised:
+				     * a pass through one is several calls */
+	unsigned inlined_why[RT_REFUSE_MAX];  /* refused instances by
+					       * reason */
 };
 
 /* One inlined instance of a selected function and what became of it. */
@@ -193,6 +197,9 @@ struct rt_plan_inlined {
 				     * breakpoint) */
 	rt_raddr exit;              /* run-time address of its exit probe,
 				     * or 0: its calls are not timed */
+	bool packed;                /* its code computes several lanes at
+				     * once (a vectorised loop): its entry
+				     * counts passes, each several calls */
 };
 
 struct rt_plan;

@@ -25,6 +25,9 @@ struct rt_report_row {
 				    * or NULL */
 	unsigned instances;        /* functions merged into this row */
 	unsigned inlined_sites;    /* their inlined instances probed */
+	unsigned inlined_refused;  /* and those not probed: calls missed */
+	unsigned inlined_why;      /* enum rt_refusal most of those had */
+	unsigned inlined_packed;   /* probed ones that are vectorised */
 	bool ambiguous;            /* --instances: another row has its name;
 				    * fn says where this one is */
 	struct rt_fstats st;
@@ -96,6 +99,13 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st);
 /* The key (index + 1) of test @name in @rep's list of tests, added when
  * new: the list holds @name itself, which the caller keeps alive. */
 uint32_t rt_report_test_key(struct rt_report *rep, const char *name);
+
+/* Folds the inlined instances of row @r into @into: summed when @sum
+ * (two functions of one name, each its own instances), else the larger
+ * of each (one function in several logs).  The refusal kept is @into's
+ * unless it has none. */
+void rt_report_add_inlined(struct rt_report_row *into,
+			   const struct rt_report_row *r, bool sum);
 
 /* Frees a report; accepts NULL. */
 void rt_report_free(struct rt_report *rep);

@@ -4,6 +4,7 @@
 
 #include "rtrace/marks.h"
 #include "rtrace/output.h"
+#include "rtrace/refusal.h"
 
 /* Total, self, avg, min and max: over the timed calls, empty fields when
  * no call has a time. */
@@ -56,8 +57,23 @@ static void csv_timed_row(FILE *out, const struct rt_report *rep,
 		(unsigned long long)r->st.inlined, r->inlined_sites,
 		(unsigned long long)rt_fstats_timed(&r->st));
 	csv_shares(out, rep, &r->st);
-	fprintf(out, ",%s", rt_marks_letters(rt_row_marks(rep, r), m));
+	fprintf(out, ",%s,%u,%u", rt_marks_letters(rt_row_marks(rep, r), m),
+		r->inlined_refused, r->inlined_packed);
 	csv_blocked(out, &r->st, rep);
+}
+
+/* The figures of a row without times (--count, --coverage). */
+static void csv_count_row(FILE *out, const struct rt_report *rep,
+			  const struct rt_report_row *r)
+{
+	char m[RT_MARKS + 1];
+
+	fprintf(out, ",%llu,%u,%u,%u,", (unsigned long long)r->st.inlined,
+		r->inlined_sites, r->instances, r->inlined_refused);
+	if (r->inlined_refused)
+		rt_csv_field(out, rt_refusal_str(r->inlined_why));
+	fprintf(out, ",%u,%s\n", r->inlined_packed,
+		rt_marks_letters(rt_row_marks(rep, r), m));
 }
 
 static int csv_write(FILE *out, const struct rt_report *rep,
@@ -71,9 +87,12 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 	 * columns of the JSON rows */
 	fputs(timed ? "name,calls,total_ns,self_ns,avg_ns,min_ns,max_ns,"
 		      "unwound,instances,inlined_calls,inlined_sites,"
-		      "timed_calls,total_pct,self_pct,marks,blocked_ns,"
-		      "blocked_pct\n" :
-		      "name,calls,inlined_calls,inlined_sites,instances\n",
+		      "timed_calls,total_pct,self_pct,marks,"
+		      "inlined_sites_refused,inlined_sites_vectorised,"
+		      "blocked_ns,blocked_pct\n" :
+		      "name,calls,inlined_calls,inlined_sites,instances,"
+		      "inlined_sites_refused,inlined_refused_reason,"
+		      "inlined_sites_vectorised,marks\n",
 	      out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct rt_report_row *r = &rep->rows[i];
@@ -88,9 +107,7 @@ static int csv_write(FILE *out, const struct rt_report *rep,
 		if (timed)
 			csv_timed_row(out, rep, r);
 		else
-			fprintf(out, ",%llu,%u,%u\n",
-				(unsigned long long)r->st.inlined,
-				r->inlined_sites, r->instances);
+			csv_count_row(out, rep, r);
 	}
 	return ferror(out) ? -EIO : 0;
 }

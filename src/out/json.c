@@ -4,6 +4,7 @@
 
 #include "rtrace/marks.h"
 #include "rtrace/output.h"
+#include "rtrace/refusal.h"
 #include "rtrace/waitstatus.h"
 
 static const char *ending(const struct rt_report *rep)
@@ -60,27 +61,49 @@ static void json_header(FILE *out, const struct rt_report *rep)
 		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");
 }
 
-/* The shares of the run and the marks (marks.h) of row @r. */
-static void json_marks(FILE *out, const struct rt_report *rep,
-		       const struct rt_report_row *r)
+/* The marks (marks.h) of row @r, as a list of words. */
+static void json_mark_list(FILE *out, const struct rt_report *rep,
+			   const struct rt_report_row *r)
 {
 	unsigned m = rt_row_marks(rep, r), n = 0;
 
-	if (!rt_fstats_timed(&r->st))
-		fputs("\"total_pct\": null, \"self_pct\": null, "
-		      "\"blocked_pct\": null, \"marks\": [",
-		      out);	/* no call has a time: no share either */
-	else
-		fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, "
-			"\"blocked_pct\": %.2f, \"marks\": [",
-			rt_report_pct(rep, r->st.total),
-			rt_report_pct(rep, r->st.self),
-			rt_report_pct(rep, r->st.blocked));
+	fputs("\"marks\": [", out);
 	for (unsigned i = 0; i < RT_MARKS; i++)
 		if (m & (1u << i))
 			fprintf(out, "%s\"%s\"", n++ ? ", " : "",
 				rt_mark_word(i));
 	fputc(']', out);
+}
+
+/* The shares of the run and the marks of row @r. */
+static void json_marks(FILE *out, const struct rt_report *rep,
+		       const struct rt_report_row *r)
+{
+	if (!rt_fstats_timed(&r->st))
+		fputs("\"total_pct\": null, \"self_pct\": null, "
+		      "\"blocked_pct\": null, ",
+		      out);	/* no call has a time: no share either */
+	else
+		fprintf(out, "\"total_pct\": %.2f, \"self_pct\": %.2f, "
+			"\"blocked_pct\": %.2f, ",
+			rt_report_pct(rep, r->st.total),
+			rt_report_pct(rep, r->st.self),
+			rt_report_pct(rep, r->st.blocked));
+	json_mark_list(out, rep, r);
+}
+
+/* The inlined instances of row @r that could not be probed, and why,
+ * and those vectorised (marks P and V). */
+static void json_inlined(FILE *out, const struct rt_report_row *r)
+{
+	json_u64(out, "inlined_sites_refused", r->inlined_refused, true);
+	fputs("\"inlined_refused_reason\": ", out);
+	if (r->inlined_refused)
+		rt_json_string(out, rt_refusal_str(r->inlined_why));
+	else
+		fputs("null", out);
+	fputs(", ", out);
+	json_u64(out, "inlined_sites_vectorised", r->inlined_packed, true);
 }
 
 /* Where a row's function is, when another row has its name. */
@@ -123,7 +146,9 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	if (rep->mode != RT_REPORT_TIMES) {
 		if (r->ambiguous)
 			json_where(out, r->fn);
-		json_u64(out, "instances", r->instances, false);
+		json_u64(out, "instances", r->instances, true);
+		json_inlined(out, r);
+		json_mark_list(out, rep, r);
 		fputc('}', out);
 		return;
 	}
@@ -137,6 +162,7 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "unwound", r->st.unwound, true);
 	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, true);
+	json_inlined(out, r);
 	if (r->ambiguous)
 		json_where(out, r->fn);
 	json_marks(out, rep, r);

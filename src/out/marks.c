@@ -13,6 +13,7 @@
 
 #include "rtrace/marks.h"
 #include "rtrace/output.h"
+#include "rtrace/refusal.h"
 
 #define SHORT_FACTOR 4ULL
 #define STOP_ERROR_DIV 10  /* a stop's cost is known within a tenth */
@@ -22,7 +23,7 @@ static const struct {
 	const char *word;
 } marks[RT_MARKS] = {
 	{ 'C', "compensated" }, { 'S', "stops" }, { 'T', "short" },
-	{ 'B', "blocked" },
+	{ 'B', "blocked" }, { 'P', "partial" }, { 'V', "vectorised" },
 };
 
 uint64_t rt_report_run_ns(const struct rt_report *rep)
@@ -73,8 +74,12 @@ unsigned rt_row_marks(const struct rt_report *rep,
 	unsigned m = 0;
 	bool stops;
 
+	if (r->inlined_refused)
+		m |= RT_MARK_PARTIAL;
+	if (r->inlined_packed)
+		m |= RT_MARK_VECTOR;
 	if (rep->mode != RT_REPORT_TIMES || !timed)
-		return 0;
+		return m;
 	stops = stopped(rep, r->name);
 	if (r->st.taken > r->st.total)
 		m |= RT_MARK_COMPENSATED;
@@ -139,14 +144,43 @@ static void short_legend(FILE *out, const struct rt_report *rep)
 		"be off by per call.\n", (int)SHORT_FACTOR);
 }
 
-void rt_marks_legend(FILE *out, const struct rt_report *rep)
+/* Why the P rows' instances were refused: each reason once. */
+static void partial_reasons(FILE *out, const struct rt_report *rep)
 {
-	unsigned any = 0;
+	unsigned said = 0;
 
-	if (rep->mode != RT_REPORT_TIMES)
-		return;
-	for (size_t i = 0; i < rep->nrows; i++)
-		any |= rt_row_marks(rep, &rep->rows[i]);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		unsigned why = rep->rows[i].inlined_why;
+
+		if (!rep->rows[i].inlined_refused || why >= 32 ||
+		    (said & (1u << why)))
+			continue;
+		fprintf(out, "%s%s", said ? "; " : "", rt_refusal_str(why));
+		said |= 1u << why;
+	}
+}
+
+/* The lines of the marks of inlined calls, which every mode has. */
+static void inlined_legend(FILE *out, const struct rt_report *rep,
+			   unsigned any)
+{
+	if (any & RT_MARK_PARTIAL) {
+		fputs("P: partial: some places it was inlined at could not "
+		      "be probed (\"R not probed\" in its [...]): its count "
+		      "is a lower bound; why: ", out);
+		partial_reasons(out, rep);
+		fputs(" (rtrace -l lists them).\n", out);
+	}
+	if (any & RT_MARK_VECTOR)
+		fputs("V: vectorised: the compiler merged some of its inlined "
+		      "calls into vector code that does several per pass: its "
+		      "count is of passes, a lower bound.\n", out);
+}
+
+/* The lines of the shares and of the marks of times. */
+static void times_legend(FILE *out, const struct rt_report *rep,
+			 unsigned any)
+{
 	fputs("%: share of the run's duration (the header's); threads' "
 	      "times add up, so shares can too.\n", out);
 	if (any & RT_MARK_COMPENSATED)
@@ -163,4 +197,15 @@ void rt_marks_legend(FILE *out, const struct rt_report *rep)
 		fputs("B: it spent more of its own time blocked (waiting in "
 		      "libc: sleep, futex, join, read...) than running its "
 		      "own code.\n", out);
+}
+
+void rt_marks_legend(FILE *out, const struct rt_report *rep)
+{
+	unsigned any = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		any |= rt_row_marks(rep, &rep->rows[i]);
+	if (rep->mode == RT_REPORT_TIMES)
+		times_legend(out, rep, any);
+	inlined_legend(out, rep, any);
 }

@@ -101,15 +101,18 @@ void rt_csv_field(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites)
+void rt_inlined_mark(FILE *out, const struct rt_fstats *st, unsigned sites,
+		     unsigned refused)
 {
 	char n[32], t[32];
 
-	if (!st->inlined && !sites)
+	if (!st->inlined && !sites && !refused)
 		return;
 	fprintf(out, " [%s inlined, %u site%s",
 		rt_fmt_count(n, sizeof(n), st->inlined), sites,
 		rt_s(sites));
+	if (refused)
+		fprintf(out, ", %u not probed", refused);
 	if (st->untimed)
 		fprintf(out, "; timed: %s",
 			rt_fmt_count(t, sizeof(t), rt_fstats_timed(st)));
@@ -130,7 +133,7 @@ void rt_row_notes(FILE *out, const struct rt_report_row *r)
 {
 	if (r->ambiguous)
 		rt_where_mark(out, r->fn);
-	rt_inlined_mark(out, &r->st, r->inlined_sites);
+	rt_inlined_mark(out, &r->st, r->inlined_sites, r->inlined_refused);
 	if (r->instances > 1)
 		fprintf(out, " [%u instances]", r->instances);
 	if (r->st.unwound)

@@ -205,17 +205,28 @@ static void print_group(FILE *out, const struct rt_report *rep, size_t i)
 	}
 }
 
+/* Counts alone: the marks of inlined calls (P, V) have a column when
+ * some row has one. */
 static void print_counts(FILE *out, const struct rt_report *rep)
 {
+	bool marked = false;
+	char m[RT_MARKS + 1];
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		marked |= rt_row_marks(rep, &rep->rows[i]) != 0;
 	for (size_t i = 0; i < rep->nrows; i++) {
 		print_group(out, rep, i);
-		fprintf(out, "%10llu  %s",
-			(unsigned long long)rep->rows[i].st.calls,
-			rep->rows[i].name);
+		fprintf(out, "%10llu  ",
+			(unsigned long long)rep->rows[i].st.calls);
+		if (marked)
+			fprintf(out, "%-2s ", rt_marks_letters(
+				rt_row_marks(rep, &rep->rows[i]), m));
+		fputs(rep->rows[i].name, out);
 		/* counts alone: no times to say anything of */
 		rt_inlined_mark(out, &(struct rt_fstats){
 				.inlined = rep->rows[i].st.inlined },
-				rep->rows[i].inlined_sites);
+				rep->rows[i].inlined_sites,
+				rep->rows[i].inlined_refused);
 		fputc('\n', out);
 	}
 }

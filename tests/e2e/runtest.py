@@ -486,9 +486,10 @@ def build_fixture(opts, fixture, b):
         shutil.rmtree(tmpdir, ignore_errors=True)
 
 
-def side_main(doc, fixture, body, failed):
+def side_main(doc, fixture, body, failed, opt="0", with_opts=False):
     """main() of a side script: --rtrace, --rustc, --fixtures and --build,
-    @fixture built at -O0, then body(rtrace, exe, tmp) with a temporary
+    @fixture built at -O@opt, then body(rtrace, exe, tmp) (with
+    @with_opts, body(opts, exe, tmp), to build more) with a temporary
     directory removed after.  Returns the exit status: 1 when the list
     @failed holds a check that failed."""
     ap = argparse.ArgumentParser(description=doc.split("\n")[1])
@@ -499,14 +500,15 @@ def side_main(doc, fixture, body, failed):
     opts.fixtures = os.path.abspath(opts.fixtures)
     opts.build = os.path.abspath(opts.build)
     os.makedirs(opts.build, exist_ok=True)
-    b = Build("0", False)
+    b = Build(opt, False)
     build_fixture(opts, fixture, b)
     if b.error:
         print("build the %s fixture  NG  %s" % (fixture, b.error))
         return 1
     tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s." % fixture)
+    opts.rtrace = os.path.abspath(opts.rtrace)
     try:
-        body(os.path.abspath(opts.rtrace), b.exe, tmp)
+        body(opts if with_opts else opts.rtrace, b.exe, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("%d NG" % len(failed))

@@ -246,6 +246,42 @@ TEST_CASE(plain)
 	TEST_EQ(in.arch_modrm_off, 0);
 }
 
+/* Lane arithmetic is packed; what scalar code does on vector registers
+ * too (moves, logic, scalar arithmetic, idioms, constants read in place)
+ * is not. */
+TEST_CASE(packed)
+{
+	struct rt_insn in;
+
+	DECODE1(in, 0x66, 0x0f, 0xfe, 0xd9);    /* paddd %xmm1,%xmm3 */
+	TEST_TRUE(in.packed);
+	DECODE1(in, 0x66, 0x0f, 0xfa, 0xd8);    /* psubd %xmm0,%xmm3 */
+	TEST_TRUE(in.packed);
+	DECODE1(in, 0x66, 0x0f, 0x62, 0xd9);    /* punpckldq: widening */
+	TEST_TRUE(in.packed);
+	DECODE1(in, 0xc5, 0xed, 0xfe, 0xd9);    /* vpaddd %ymm1,%ymm2,%ymm3 */
+	TEST_TRUE(in.packed);
+	DECODE1(in, 0x0f, 0x59, 0xd1);          /* mulps %xmm1,%xmm2 */
+	TEST_TRUE(in.packed);
+	DECODE1(in, 0xf3, 0x0f, 0x6f, 0x0f);    /* movdqu (%rdi),%xmm1 */
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0x66, 0x0f, 0x6f, 0xd9);    /* movdqa %xmm1,%xmm3 */
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0x66, 0x0f, 0x76, 0xc0);    /* pcmpeqd %xmm0,%xmm0 */
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0x66, 0x0f, 0xef, 0xd1);    /* pxor %xmm1,%xmm2 */
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0xf2, 0x0f, 0x58, 0xc1);    /* addsd %xmm1,%xmm0 */
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0x66, 0x0f, 0x15, 0xc1);    /* unpckhpd (u64 to f64) */
+	TEST_TRUE(!in.packed);
+	/* subpd 0x100(%rip),%xmm1: a constant of the u64 to f64 idiom */
+	DECODE1(in, 0x66, 0x0f, 0x5c, 0x0d, 0x00, 0x01, 0x00, 0x00);
+	TEST_TRUE(!in.packed);
+	DECODE1(in, 0x01, 0xc3);                /* add %eax,%ebx */
+	TEST_TRUE(!in.packed);
+}
+
 TEST_CASE(trap_and_syscall)
 {
 	struct rt_insn in;

@@ -21,6 +21,7 @@
 
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
+#include "rtrace/refusal.h"
 #include "rtrace/util.h"
 #include "unittest.h"
 
@@ -194,6 +195,10 @@ static struct rt_log_func *make_funcs(uint32_t first, size_t n)
 			.module = xasprintf("/usr/bin/app%u", id % 2),
 			.file = id % 4 == 3 ? NULL
 					    : xasprintf("src/f%u.rs", id),
+			.inlined_sites = id % 5,
+			.inlined_refused = id % 3,
+			.inlined_why = id % 3 ? RT_REFUSE_LOOP_HEAD : 0,
+			.inlined_packed = id % 2,
 		};
 	}
 	return f;
@@ -226,6 +231,10 @@ static void check_func(T_ARGS, const struct rt_evlog_reader *r, uint32_t id)
 	bool same = got && got->id == id && got->refusal == want->refusal &&
 		    got->addr == want->addr && got->size == want->size &&
 		    got->line == want->line &&
+		    got->inlined_sites == want->inlined_sites &&
+		    got->inlined_refused == want->inlined_refused &&
+		    got->inlined_why == want->inlined_why &&
+		    got->inlined_packed == want->inlined_packed &&
 		    strcmp(got->name, want->name) == 0 &&
 		    strcmp(got->raw, want->raw) == 0 &&
 		    strcmp(got->module, want->module) == 0 &&

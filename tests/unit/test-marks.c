@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "rtrace/marks.h"
+#include "rtrace/refusal.h"
 #include "unittest.h"
 
 static struct rt_log_info info = { .start_ns = 1000000000,
@@ -161,5 +162,38 @@ TEST_CASE(too_short_raw)
 			      "(with --raw-times, calls recorded without a "
 			      "stop are not marked)") != NULL);
 	TEST_TRUE(strstr(buf, "with stops)") == NULL);
+	free(buf);
+}
+
+/* P and V say the count misses calls: in every mode, with or without
+ * times; the legend gives the reason of the refused instances. */
+TEST_CASE(inlined_marks)
+{
+	struct rt_report rep = inline_run();
+	struct rt_report_row rows[] = { row("f", 1000, 1000000, 0),
+					row("g", 10, 0, 0) };
+	char m[RT_MARKS + 1], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	rows[0].inlined_refused = 2;
+	rows[0].inlined_why = RT_REFUSE_LOOP_HEAD;
+	rows[1].inlined_packed = 1;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_PARTIAL);
+	rep.mode = RT_REPORT_COUNT;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_PARTIAL);
+	TEST_EQ(rt_row_marks(&rep, &rows[1]), RT_MARK_VECTOR);
+	TEST_STREQ(rt_marks_letters(RT_MARK_SHORT | RT_MARK_PARTIAL |
+				    RT_MARK_VECTOR, m), "TPV");
+	TEST_STREQ(rt_mark_word(3), "partial");
+	TEST_STREQ(rt_mark_word(4), "vectorised");
+	rep.rows = rows;
+	rep.nrows = rep.nrows_all = 2;
+	f = open_memstream(&buf, &len);
+	rt_marks_legend(f, &rep);
+	fclose(f);
+	TEST_TRUE(strncmp(buf, "P: partial", 10) == 0 &&
+		  strstr(buf, rt_refusal_str(RT_REFUSE_LOOP_HEAD)) &&
+		  strstr(buf, "\nV: vectorised") && !strstr(buf, "%: "));
 	free(buf);
 }

@@ -943,7 +943,8 @@ TEST_CASE(relay_avoids_where_a_branch_lands)
 
 /* Decodes @code as plan() does, adds an inlined call's entry at each of
  * @at (offsets, ascending) and plans those alone, the caller's own sites
- * being obstacles, as probes.c plans a caller's instances. */
+ * being obstacles, as probes.c plans a caller's instances (relays for the
+ * instances only). */
 static int plan_inlined(struct fn *f, const uint8_t *code, size_t len,
 			const size_t *at, size_t nat)
 {
@@ -969,7 +970,7 @@ static int plan_inlined(struct fn *f, const uint8_t *code, size_t len,
 	pf = (struct rt_patch_func){
 		.insns = f->insns.v, .n = f->insns.n, .lo = LO, .hi = LO + len,
 		.kinds = RT_PROBE_INLINED, .read_after = read_after, .ctx = f,
-		.tables_known = true, .jumps_only = true };
+		.tables_known = true, .relays_inlined_only = true };
 	rt_patch_plan(&pf, f->probes, f->n);
 	return 0;
 }
@@ -1323,6 +1324,124 @@ TEST_CASE(breakpoint_entry_resumes_through_a_stub)
 	cs_free(ci, n);
 	vec_free(&f.insns);
 }
+
+/* An inlined call that begins on a 2-byte jmp, a branch landing right
+ * after it (the closure of t082's fixture at -O3): too short for a jump,
+ * it hops to a relay in the int3 fill past the caller's return; the
+ * trampoline records the call, then takes the jmp. */
+TEST_CASE(inlined_entry_on_a_short_jump_hops_to_a_relay)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x74, 0x04,                    /* 3: je 9 */
+		0x31, 0xdb,                    /* 5: xor ebx, ebx */
+		0xeb, 0x02,                    /* 7: jmp 11 */
+		0x89, 0xfb,                    /* 9: mov ebx, edi */
+		0x89, 0xd8,                    /* 11: mov eax, ebx */
+		0x5b,                          /* 13: pop rbx */
+		0xc3,                          /* 14: ret */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	static const size_t at[] = { 7 };
+	static const struct rt_inl_rec recs[] = {
+		{ INL_ID, RT_EV_ENTRY, RT_EVF_INLINED, LO + 7 },
+	};
+	const struct rt_recorder *r = rt_arch_recorder();
+	struct fn f = { 0 };
+	cs_insn *ci = NULL;
+	size_t k, ret, n;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 7);
+	ret = probe_at(&f, 14);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[k].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[k].patch_lo, LO + 7);
+	TEST_EQ(f.probes[k].patch_len, 2);
+	/* in the fill, past the bytes the return's own jump takes */
+	TEST_TRUE(f.probes[k].relay_lo >= LO + 15 + 4 &&
+		  f.probes[k].relay_lo + 5 <= LO + sizeof(code));
+	TEST_TRUE(!f.probes[ret].patch_len ||
+		  f.probes[k].relay_lo >= f.probes[ret].patch_lo +
+						  f.probes[ret].patch_len);
+	TEST_EQ(tramp_inl(&f, k, recs, 1, &ci, &n), 0);
+	TEST_EQ(n, RT_REC_INSIDE + 1);
+	TEST_TRUE(records_inlined(ci, r, &recs[0], true));
+	TEST_TRUE(is(&ci[RT_REC_INSIDE], "jmp", "0x55555556100b"));
+	cs_free(ci, n);
+	vec_free(&f.insns);
+}
+
+/* A 1-byte entry with a branch landing after it: even the short jump
+ * would cover the landing, so the call keeps its breakpoint. */
+TEST_CASE(inlined_entry_hop_never_covers_a_landing)
+{
+	static const uint8_t code[] = {
+		0x53,                          /* 0: push rbx */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x74, 0x01,                    /* 3: je 6 */
+		0x53,                          /* 5: push rbx */
+		0x89, 0xf8,                    /* 6: mov eax, edi */
+		0x5b,                          /* 8: pop rbx */
+		0x5b,                          /* 9: pop rbx */
+		0xc3,                          /* 10: ret */
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+		0xcc, 0xcc, 0xcc, 0xcc, 0xcc, 0xcc,
+	};
+	static const size_t at[] = { 5 };
+	struct fn f = { 0 };
+	size_t k;
+
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 1), 0);
+	k = probe_at(&f, 5);
+	TEST_EQ(f.probes[k].patch_len, 0);
+	TEST_EQ(f.probes[k].inline_why, RT_INLINE_TARGET);
+	vec_free(&f.insns);
+}
+
+/* No dead bytes within a short jump's reach: another inlined call's
+ * region nearby grows over more of its straight-line code, and the bytes
+ * past its jump hold the relay.  The caller's own sites, planned before
+ * (copies here), never grow. */
+TEST_CASE(inlined_entry_relay_in_a_grown_instance)
+{
+	uint8_t code[146];
+	static const size_t at[] = { 7, 11 };
+	struct fn f = { 0 };
+	size_t a, b;
+
+	memcpy(code, (const uint8_t[]){
+		0x53,                          /* 0: push rbx */
+		0x85, 0xff,                    /* 1: test edi, edi */
+		0x74, 0x04,                    /* 3: je 9 */
+		0x31, 0xdb,                    /* 5: xor ebx, ebx */
+		0xeb, 0x7e,                    /* 7: jmp 135 */
+		0x89, 0xfb,                    /* 9: mov ebx, edi */
+	}, 11);
+	for (size_t i = 11; i < 135; i += 2) {  /* 11: add eax, ebx ... */
+		code[i] = 0x01;
+		code[i + 1] = 0xd8;
+	}
+	code[135] = 0x5b;                      /* 135: pop rbx */
+	code[136] = 0xc3;                      /* 136: ret */
+	memset(code + 137, 0xcc, sizeof(code) - 137);
+	TEST_EQ(plan_inlined(&f, code, sizeof(code), at, 2), 0);
+	a = probe_at(&f, 7);
+	b = probe_at(&f, 11);
+	TEST_EQ(f.probes[a].inline_why, RT_INLINE_OK);
+	TEST_EQ(f.probes[a].patch_how, RT_PATCH_HOP);
+	TEST_EQ(f.probes[b].patch_how, RT_PATCH_JUMP);
+	TEST_EQ(f.probes[b].patch_lo, LO + 11);
+	TEST_EQ(f.probes[b].patch_len, 10);  /* five adds, grown from 6 */
+	TEST_TRUE(f.probes[b].patch_hosts);
+	TEST_EQ(f.probes[a].relay_lo, LO + 16);
+	TEST_TRUE(f.probes[a].relay_hosted);
+	TEST_EQ(f.probes[probe_at(&f, 0)].patch_hosts, false);
+	vec_free(&f.insns);
+}
+
 
 /* The recorder, run here on a copy: what one event costs. */
 TEST_CASE(event_cost_measured_natively)
