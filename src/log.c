@@ -67,15 +67,12 @@ bool rt_log_enabled(enum rt_log_domain dom, int level)
 	return debug_level[dom] >= level || rt_log_verbose >= level + 1;
 }
 
-void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
-		  const char *file, int line, const char *fmt, ...)
+/* One message line, its arguments in @ap. */
+static void print_line(int level, const char *mod, const char *file,
+		       int line, const char *fmt, va_list ap)
 {
 	int saved = errno;
-	va_list ap;
 
-	/* -q (verbose -1) keeps warnings: they say what a run lost */
-	if (level == RT_LVL_INFO && rt_log_verbose < 1)
-		return;
 	if (rt_log_before_print)
 		rt_log_before_print();
 	fputs("rtrace: ", stderr);
@@ -83,11 +80,23 @@ void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
 		fputs("warning: ", stderr);
 	if (level > RT_LVL_INFO || rt_log_verbose >= 1)
 		fprintf(stderr, "%s: ", mod);
-	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
-	va_end(ap);
 	if (rt_log_verbose >= 2 && level <= RT_LVL_WARN)
 		fprintf(stderr, " (%s:%d)", file, line);
 	fputc('\n', stderr);
 	errno = saved;
+}
+
+void rt_log_print(int level, enum rt_log_domain dom, const char *mod,
+		  const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)dom;
+	/* -q (verbose -1) keeps warnings: they say what a run lost */
+	if (level == RT_LVL_INFO && rt_log_verbose < 1)
+		return;
+	va_start(ap, fmt);
+	print_line(level, mod, file, line, fmt, ap);
+	va_end(ap);
 }
