@@ -185,8 +185,9 @@ TEST_CASE(inlined_marks)
 	TEST_EQ(rt_row_marks(&rep, &rows[1]), RT_MARK_VECTOR);
 	TEST_STREQ(rt_marks_letters(RT_MARK_SHORT | RT_MARK_PARTIAL |
 				    RT_MARK_VECTOR, m), "TPV");
-	TEST_STREQ(rt_mark_word(3), "partial");
-	TEST_STREQ(rt_mark_word(4), "vectorised");
+	TEST_STREQ(rt_mark_word(3), "blocked");
+	TEST_STREQ(rt_mark_word(4), "partial");
+	TEST_STREQ(rt_mark_word(5), "vectorised");
 	rep.rows = rows;
 	rep.nrows = rep.nrows_all = 2;
 	f = open_memstream(&buf, &len);
