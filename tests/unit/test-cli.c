@@ -13,10 +13,21 @@
 #define NARGS(...) ((int)(sizeof((char *[]){ "rtrace", __VA_ARGS__ }) / \
 			  sizeof(char *)))
 
+/* The parsed options point into argv: a copy that outlives the compound
+ * literal of the statement that made it. */
+static char **kept(int argc, char **argv)
+{
+	static char *copy[32];
+
+	memcpy(copy, argv, (size_t)(argc + 1) * sizeof(*argv));
+	return copy;
+}
+
 /* Parses the words after "rtrace": 0 or the error, *why its first line. */
 #define PARSE(o, why, ...)                                                     \
 	(rt_opts_init(o), *(why) = NULL,                                       \
-	 rt_cli_parse_caught(NARGS(__VA_ARGS__), ARGS(__VA_ARGS__), (o),       \
+	 rt_cli_parse_caught(NARGS(__VA_ARGS__),                               \
+			     kept(NARGS(__VA_ARGS__), ARGS(__VA_ARGS__)), (o), \
 			     (why)))
 
 TEST_CASE(a_program_and_its_own_options)
