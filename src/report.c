@@ -84,9 +84,13 @@ static size_t merge_rows(struct rt_report_row *rows, size_t n, bool by_name)
 		struct rt_report_row *prev = out ? &rows[out - 1] : NULL;
 
 		if (prev && same_row(prev, &rows[i], by_name)) {
+			/* a function's rows of several threads have its
+			 * instances once; several functions of one name
+			 * (a generic's copies) add theirs up */
 			rt_report_add_stats(&prev->st, &rows[i].st);
 			prev->instances += prev->fn != rows[i].fn;
-			rt_report_add_inlined(prev, &rows[i], true);
+			rt_report_add_inlined(prev, &rows[i],
+					      prev->fn != rows[i].fn);
 			continue;
 		}
 		rows[out++] = rows[i];

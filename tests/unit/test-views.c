@@ -87,13 +87,16 @@ struct logfile {
 	char *path;
 };
 
+/* The inlined instances the log gives emit (0 but in one case). */
+static uint32_t emit_sites;
+
 static int write_log(struct logfile *lf, const struct rt_event *e, size_t n)
 {
 	static const struct rt_log_info info = {
 		.start_ns = T0, .stop_cost_ns = 0, .pid = PID,
 		.cmdline = "./app --flag", .version = "test",
 	};
-	static const struct rt_log_func funcs[] = {
+	static struct rt_log_func funcs[] = {
 		{ .id = MAIN, .addr = 0x401000, .size = 64, .name = "main",
 		  .raw = "_ZN3app4main17h0000000000000000E" },
 		{ .id = PARSE, .addr = 0x401040, .size = 16, .name = "parse" },
@@ -106,6 +109,7 @@ static int write_log(struct logfile *lf, const struct rt_event *e, size_t n)
 					.how = RT_END_EXITED };
 	struct rt_evlog_writer *w;
 
+	funcs[3].inlined_sites = emit_sites;
 	strcpy(lf->dir, "/tmp/rtrace-test-views-XXXXXX");
 	if (!mkdtemp(lf->dir))
 		return -1;
@@ -832,6 +836,31 @@ static struct rt_event inl_ev(uint64_t ts, uint32_t func, bool timed,
 	e.flags = RT_EVF_INLINED | (timed ? RT_EVF_TIMED : 0);
 	e.value = 0x401010 + func;
 	return e;
+}
+
+/* emit's one inlined instance runs in two threads: the row that adds the
+ * threads up still has one site (the instance is one place in the code,
+ * whichever threads run it). */
+TEST_CASE(report_inlined_sites_once_across_threads)
+{
+	struct rt_event e[] = {
+		inl_ev(150, EMIT, false, false),
+		inl_ev(400, EMIT, false, false),
+	};
+	struct logfile lf;
+	struct rt_opts o;
+	char *s;
+
+	e[1].tid = 11;
+	emit_sites = 1;
+	TEST_EQ(write_log(&lf, e, ARRAY_SIZE(e)), 0);
+	emit_sites = 0;
+	opts(&o);
+	o.color = 0;
+	s = report(&lf, &o);
+	TEST_TRUE(strstr(s, " emit [2 inlined, 1 site; timed: 0]\n") != NULL);
+	free(s);
+	remove_log(&lf);
 }
 
 /*
