@@ -554,7 +554,7 @@ static bool event_sane(const struct rt_inline_area *a,
 	if (ev->flags & ~(RT_EVF_INLINE | RT_EVF_HELPER | RT_EVF_INLINED |
 			  RT_EVF_TIMED | RT_EVF_RESUMED))
 		return false;
-	/* an entry stub records a function's own entry */
+	/* a resume trampoline records a function's own entry */
 	if ((ev->flags & RT_EVF_RESUMED) &&
 	    (ev->kind != RT_EV_ENTRY || (ev->flags & RT_EVF_INLINED)))
 		return false;

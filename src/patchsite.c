@@ -1045,13 +1045,14 @@ static uint64_t rec_word(const struct rt_probe *pr, unsigned kind)
 	return pr->func | (uint64_t)kind << 32 | (uint64_t)flags << 40;
 }
 
-bool rt_patch_stub_fits(const struct rt_probe *pr)
+bool rt_patch_resume_fits(const struct rt_probe *pr)
 {
 	return pr->kinds == RT_PROBE_ENTRY && pr->role == RT_ROLE_TRACED &&
 	       !pr->patch_len && pr->res.kind == RT_RESUME_SLOT;
 }
 
-void rt_patch_stub(const struct rt_probe *pr, struct rt_tramp_spec *out)
+void rt_patch_resume_tramp(const struct rt_probe *pr,
+			   struct rt_tramp_spec *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->rec[0] = (struct rt_tramp_rec){

@@ -1182,16 +1182,16 @@ size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
 	size_t tlen;
 
-	size_t patched = 0, stubs = 0;
+	size_t patched = 0, resumes = 0;
 
 	rt_arch_trap_bytes(&tlen);
 	vec_for_each(&p->probes, pr) {
 		patched += pr->patch_len != 0;
-		stubs += pr->kinds == RT_PROBE_ENTRY;
+		resumes += pr->kinds == RT_PROBE_ENTRY;
 	}
 	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
 				RT_PLAN_CALIB_STOPS * tlen +
-				(patched ? (patched + stubs) *
+				(patched ? (patched + resumes) *
 							   RT_ARCH_TRAMP_MAX +
 						   rt_arch_recorder()->len +
 						   RT_PLAN_REC_ALIGN
@@ -1247,24 +1247,24 @@ static void place_recorder(struct rt_plan *p)
 	p->code.n += rec->len;
 }
 
-/* Entry stubs for the entries that keep a breakpoint, once the patched
- * sites are known: a stub that cannot be built leaves the entry to be
+/* Resume trampolines for the entries that keep a breakpoint, once the
+ * patched sites are known: one that cannot be built leaves the entry to be
  * recorded at its stop. */
-static void place_stubs(struct rt_plan *p)
+static void place_resume_tramps(struct rt_plan *p)
 {
 	vec_for_each(&p->probes, pr) {
 		struct rt_tramp_spec t;
 		rt_raddr at = p->base + p->code.n;
 		size_t len;
 
-		pr->entry_stub = 0;
-		if (!rt_patch_stub_fits(pr))
+		pr->resume_tramp = 0;
+		if (!rt_patch_resume_fits(pr))
 			continue;
-		rt_patch_stub(pr, &t);
+		rt_patch_resume_tramp(pr, &t);
 		if (rt_arch_tramp_build(&t, at, p->recorder,
 					p->code.v + p->code.n, &len))
 			continue;
-		pr->entry_stub = at;
+		pr->resume_tramp = at;
 		p->code.n += len;
 	}
 }
@@ -1316,7 +1316,7 @@ static void place_tramps(struct rt_plan *p)
 	}
 	vec_free(&insns);
 	settle_joined(p);
-	place_stubs(p);
+	place_resume_tramps(p);
 	if (!p->ext_recorder)
 		place_recorder(p);
 }

@@ -483,19 +483,20 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 }
 
 /* Where a thread stopped at entry probe @pr resumes to record the entry
- * itself, or 0 when rtrace records it now.  The stub's time stamp comes
+ * itself, or 0 when rtrace records it now.  Its time stamp comes
  * once the thread runs again: a stop's cost varies (a thread resumed on
  * a busy machine may wait milliseconds for a CPU), and what precedes
  * the entry is no part of the call, whatever it cost.  Not where the
  * stop must see the entry: call stacks, a script's probe actions. */
-static rt_raddr entry_stub(const struct rt_tracer *tr,
-			   const struct rt_thread *th,
-			   const struct rt_plan *plan, const struct rt_probe *pr)
+static rt_raddr resume_tramp_of(const struct rt_tracer *tr,
+				const struct rt_thread *th,
+				const struct rt_plan *plan,
+				const struct rt_probe *pr)
 {
-	if (!pr->entry_stub || !th->proc->ia || plan != th->proc->img->plan ||
+	if (!pr->resume_tramp || !th->proc->ia || plan != th->proc->img->plan ||
 	    tr->cfg.stack_depth || tr->cfg.on_hit)
 		return 0;
-	return pr->entry_stub;
+	return pr->resume_tramp;
 }
 
 /* ---- the inline engine: events recorded in the process ------------------ */
@@ -526,7 +527,7 @@ static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
 		return;
 	}
 	rt_fault("hit");  /* a hit, recorded in the program */
-	/* an entry stub's was counted at its stop */
+	/* a resume trampoline's was counted at its stop */
 	tr->st.inline_events += !(ev->flags & RT_EVF_RESUMED);
 	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
 		      ev->ts);
@@ -788,7 +789,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	const struct rt_plan *plan = NULL;
 	const struct rt_probe *pr;
 	uint64_t ts, written, spent = 0;
-	rt_raddr ip, site, stub;
+	rt_raddr ip, site, resume;
 	bool taken;
 	int verdict = RT_HIT_GO;
 
@@ -833,9 +834,9 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		return cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
-	stub = entry_stub(tr, th, plan, pr);
-	if (stub)
-		ip = stub;
+	resume = resume_tramp_of(tr, th, plan, pr);
+	if (resume)
+		ip = resume;
 	else if (pr->role != RT_ROLE_MODULES)
 		record_hit(tr, th, plan, pr, ip, taken, ts, &spent);
 	if (unlikely(tr->cfg.on_hit))

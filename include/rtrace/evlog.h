@@ -149,7 +149,7 @@ enum rt_event_flags {
 				   * function's breakpoint stopped the
 				   * program, and the entry was recorded in
 				   * the program when it ran again (an
-				   * entry stub): the stop precedes it */
+				   * resume trampoline): the stop precedes it */
 };
 
 /* One frame of a call stack, symbolised when it was recorded. */

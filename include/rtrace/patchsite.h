@@ -74,15 +74,16 @@ int rt_patch_tramp(const struct rt_probe *pr, const struct rt_inl_rec *inl,
 		   size_t ninl, rt_insn_vec *insns, struct rt_tramp_spec *out);
 
 /* Whether breakpoint probe @pr (placed: its slot is known) can resume
- * through an entry stub: a plain entry of a traced function whose first
- * instruction runs in a slot.  The stub records the entry in the process
+ * through a trampoline: a plain entry of a traced function whose first
+ * instruction runs in a slot.  The trampoline records the entry in the process
  * once the thread runs again, so that the call's time leaves out the
  * stop, however long the thread then waited for a CPU. */
-bool rt_patch_stub_fits(const struct rt_probe *pr);
+bool rt_patch_resume_fits(const struct rt_probe *pr);
 
-/* The entry stub of @pr (rt_patch_stub_fits()): the entry recorded, then
- * a jump to the probe's slot. */
-void rt_patch_stub(const struct rt_probe *pr, struct rt_tramp_spec *out);
+/* The resume trampoline of @pr (rt_patch_resume_fits()): the entry
+ * recorded, then a jump to the probe's slot. */
+void rt_patch_resume_tramp(const struct rt_probe *pr,
+			   struct rt_tramp_spec *out);
 
 /* Whether the trampoline of patched probe @pr, at instruction @site, is
  * split: the @ninl inlined calls that begin at a conditional jump, and

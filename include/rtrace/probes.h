@@ -132,9 +132,9 @@ struct rt_probe {
 				   * of other sites: only the jump is
 				   * written there */
 	rt_raddr tramp;           /* its trampoline, once placed */
-	rt_raddr entry_stub;      /* a breakpoint's: where the thread resumes
+	rt_raddr resume_tramp;    /* a breakpoint's: where the thread resumes
 				   * to record the entry in the process
-				   * (rt_patch_stub()), or 0 */
+				   * (rt_patch_resume_tramp()), or 0 */
 	uint32_t inl_at;          /* with RT_PROBE_INLINED: its first event
 				   * in the plan's list of inlined calls */
 	uint16_t ninl;            /* and how many there are here */

@@ -1274,10 +1274,10 @@ TEST_CASE(inlined_entry_at_a_site_recorded_after_its_entry)
 }
 
 /* An entry that keeps its breakpoint (a loop goes back to its second
- * instruction) resumes through a stub: the entry recorded, flagged as
+ * instruction) resumes through a trampoline: the entry recorded, flagged as
  * after a stop, then the jump to its slot.  Its return, patched, and a
  * breakpoint that is no plain entry get none. */
-TEST_CASE(breakpoint_entry_resumes_through_a_stub)
+TEST_CASE(breakpoint_entry_resumes_through_a_trampoline)
 {
 	const rt_raddr slot = TRAMP + 0x800;
 	const struct rt_recorder *r = rt_arch_recorder();
@@ -1297,16 +1297,16 @@ TEST_CASE(breakpoint_entry_resumes_through_a_stub)
 	f.probes[0].res = (struct rt_resume){ .kind = RT_RESUME_SLOT,
 					      .target = slot };
 	f.probes[1].res = f.probes[0].res;
-	TEST_TRUE(rt_patch_stub_fits(&f.probes[0]));
-	TEST_TRUE(!rt_patch_stub_fits(&f.probes[1]));
+	TEST_TRUE(rt_patch_resume_fits(&f.probes[0]));
+	TEST_TRUE(!rt_patch_resume_fits(&f.probes[1]));
 	f.probes[0].role = RT_ROLE_ALLOC;
-	TEST_TRUE(!rt_patch_stub_fits(&f.probes[0]));
+	TEST_TRUE(!rt_patch_resume_fits(&f.probes[0]));
 	f.probes[0].role = RT_ROLE_TRACED;
 	f.probes[0].res.kind = RT_RESUME_JUMP;
-	TEST_TRUE(!rt_patch_stub_fits(&f.probes[0]));
+	TEST_TRUE(!rt_patch_resume_fits(&f.probes[0]));
 	f.probes[0].res.kind = RT_RESUME_SLOT;
 
-	rt_patch_stub(&f.probes[0], &t);
+	rt_patch_resume_tramp(&f.probes[0], &t);
 	TEST_EQ(rt_arch_tramp_build(&t, TRAMP, RECORDER, buf, &len), 0);
 	TEST_TRUE(cs || cs_open(CS_ARCH_X86, CS_MODE_64, &cs) == CS_ERR_OK);
 	n = cs_disasm(cs, buf, len, TRAMP, 0, &ci);
