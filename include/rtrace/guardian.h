@@ -7,7 +7,7 @@
  * hit.  The guardian holds no ptrace rights; it holds each process's
  * /proc/PID/mem, passed by rtrace, and the list of breakpoint bytes
  * rtrace wrote: when rtrace is gone, it turns the event areas' recording
- * off and puts those bytes back.  src/guardian.c says what it cannot do.
+ * off and puts those bytes back.  src/tracer/guardian.c says what it cannot do.
  */
 #ifndef RTRACE_GUARDIAN_H
 #define RTRACE_GUARDIAN_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Output formats.  Each formatter is one file in src/out/ exposing a
+ * Output formats.  Each formatter is one file in src/output/ exposing a
  * struct rt_output_ops; the registry finds it by name.
  */
 #ifndef RTRACE_OUTPUT_H

@@ -2,7 +2,7 @@
 /*
  * The renderers of the views beyond the per-function table (output.h):
  * call tree, call graph, replay, Chrome trace JSON, folded stacks, SVG flame
- * graph and HTML report.  Each is one file in src/out/.  The aggregated
+ * graph and HTML report.  Each is one file in src/output/.  The aggregated
  * views print a finished rt_cct or rt_callgraph; replay and the Chrome
  * trace are sinks that write as the analysis goes, so that their memory
  * never grows with the log.

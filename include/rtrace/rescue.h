@@ -2,7 +2,7 @@
 /*
  * Giving an attached process back when rtrace itself crashes (a fatal
  * signal of its own: a bug, an abort): its code restored and its threads
- * released, before rtrace dies of that signal.  src/rescue.c says how.
+ * released, before rtrace dies of that signal.  src/tracer/rescue.c says how.
  */
 #ifndef RTRACE_RESCUE_H
 #define RTRACE_RESCUE_H

@@ -251,7 +251,7 @@ def expected_frames(folded):
     return 1 + sum(all(p[:i] in drawn for i in range(1, len(p) + 1)) for p in drawn)
 
 
-TREE_MIN_SHARE = 10000  # TREE_MIN_SHARE in src/out/html.c
+TREE_MIN_SHARE = 10000  # TREE_MIN_SHARE in src/output/html.c
 
 
 def count_tree(nodes, least=None):

@@ -7,8 +7,8 @@
 Reads the C sources and headers under src/, include/ and arch/ (comments
 and string literals left out) and fails, naming file and line, when:
 
-  ptrace(                     is called outside src/tracee.c
-  WIFEXITED, WTERMSIG, ...    read a wait status outside src/waitstatus.c
+  ptrace(                     is called outside src/tracer/tracee.c
+  WIFEXITED, WTERMSIG, ...    read a wait status outside src/common/waitstatus.c
   capstone (cs_*, its header) is used outside arch/*/decode.c
   an x86-64 fact              appears outside arch/: EM_X86_64,
                               user_regs_struct, __builtin_ia32_*, rdtsc,
@@ -24,11 +24,11 @@ import sys
 
 RULES = [
     ("a ptrace call", re.compile(r"\bptrace\s*\("),
-     lambda p: p == "src/tracee.c"),
+     lambda p: p == "src/tracer/tracee.c"),
     ("a wait-status macro",
      re.compile(r"\bW(IFEXITED|IFSIGNALED|IFSTOPPED|IFCONTINUED|EXITSTATUS|"
                 r"TERMSIG|STOPSIG|COREDUMP)\b"),
-     lambda p: p == "src/waitstatus.c"),
+     lambda p: p == "src/common/waitstatus.c"),
     ("capstone", re.compile(r"\bcs_[a-z_]+\s*\(|<capstone/"),
      lambda p: re.fullmatch(r"arch/[^/]+/decode\.c", p) is not None),
     ("an x86-64 fact",
