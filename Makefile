@@ -8,7 +8,8 @@
 #                       rtrace built with ASan + UBSan
 #   make fuzz           build the libFuzzer harnesses (clang), run each
 #                       FUZZ_TIME seconds (default 60)
-#   make lint           the choke points (tests/lint/chokepoints.py), then
+#   make lint           the choke points (tests/lint/chokepoints.py), the
+#                       stages' include order (tests/lint/stages.py), then
 #                       clang-tidy (.clang-tidy) over src/ and arch/
 
 BUILD ?= build
@@ -86,6 +87,7 @@ fuzz:
 # recorder is assembly.
 lint: build
 	@tests/lint/chokepoints.py
+	@tests/lint/stages.py
 	@.ci/install-deps lint
 	run-clang-tidy -quiet -p $(BUILD) -j $(JOBS) \
 	    -extra-arg=-Wno-unknown-warning-option '$(CURDIR)/(src|arch)/.*\.c$$'

@@ -10,6 +10,8 @@ Checks, and says which check failed and where:
              docs/man/rtrace.md and every option described there is in
              --help; the same for cargo-rtrace; the options of the other
              rtrace-*.md pages exist
+  layout     docs/how-it-works.md's "The layout" names every folder of
+             src/ and every C file in them, and nothing that is gone
   links      every relative link in README.md and docs/ resolves, the
              #anchor included
   man        every page of docs/man/ was built, and man -l renders it
@@ -139,6 +141,35 @@ def check_links(src):
 
 
 # ---- man pages ---------------------------------------------------------------
+def check_layout(src):
+    """"The layout" names each stage folder and each .c file, as they are."""
+    with open(os.path.join(src, "docs/how-it-works.md"), encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"^## The layout\n(.*?)^## ", text, re.S | re.M)
+    if not m:
+        fail("docs/how-it-works.md", 'no "## The layout" section')
+        return
+    section = m.group(1)
+    named_dirs = set(re.findall(r"`src/([a-z]+)/`", section))
+    named = set(re.findall(r"`([a-z0-9_-]+\.c|[a-z]+/)`", section)) - {"src/"}
+    have_dirs = {d for d in os.listdir(os.path.join(src, "src"))
+                 if os.path.isdir(os.path.join(src, "src", d))}
+    for d in sorted(have_dirs - named_dirs):
+        fail("docs/how-it-works.md", f"The layout: src/{d}/ is not described")
+    for d in sorted(named_dirs - have_dirs):
+        fail("docs/how-it-works.md", f"The layout: src/{d}/ does not exist")
+    have = set()
+    for d in have_dirs:
+        for e in os.listdir(os.path.join(src, "src", d)):
+            full = os.path.join(src, "src", d, e)
+            have.add(e + "/" if os.path.isdir(full) else e)
+    have = {e for e in have if e.endswith((".c", "/"))}
+    for e in sorted(have - named):
+        fail("docs/how-it-works.md", f"The layout: {e} is not named")
+    for e in sorted(named - have):
+        fail("docs/how-it-works.md", f"The layout: {e} is named but gone")
+
+
 def check_man(src, build):
     pages = sorted(n[:-3] for n in os.listdir(os.path.join(src, "docs/man"))
                    if n.endswith(".md"))
@@ -285,7 +316,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--source", required=True)
     ap.add_argument("--build", required=True)
-    ap.add_argument("--only", help="options, links, man or transcripts")
+    ap.add_argument("--only",
+                    help="options, layout, links, man or transcripts")
     ap.add_argument("--keep", action="store_true",
                     help="keep the crate the transcripts ran in")
     a = ap.parse_args()
@@ -297,6 +329,8 @@ def main():
         check_options(os.path.join(build, "cargo-rtrace"),
                       os.path.join(src, "docs/man/cargo-rtrace.md"))
         check_sub_options(os.path.join(build, "rtrace"), src)
+    if a.only in (None, "layout"):
+        check_layout(src)
     if a.only in (None, "links"):
         check_links(src)
     if a.only in (None, "man"):
