@@ -192,7 +192,7 @@ static void classify_jmp(const cs_x86 *x, struct rt_insn *in)
 		break;
 	case X86_OP_REG:
 		in->cls = RT_INSN_JMP_REG;
-		in->arch_reg = reg_number(op->reg);
+		in->arch.reg = reg_number(op->reg);
 		break;
 	case X86_OP_MEM:
 		in->cls = RT_INSN_JMP_MEM;
@@ -226,7 +226,7 @@ static void classify(const cs_insn *ci, struct rt_insn *in)
 	if (cc >= 0) {
 		in->cls = set_direct_target(x, in) ? RT_INSN_JCC
 						   : RT_INSN_BRANCH_OTHER;
-		in->arch_cond = (uint8_t)cc;
+		in->arch.cond = (uint8_t)cc;
 		return;
 	}
 	switch (ci->id) {
@@ -389,9 +389,9 @@ static int fill_insn(const cs_insn *ci, struct rt_insn *in)
 	in->addr = ci->address;
 	in->len = (uint8_t)ci->size;
 	memcpy(in->bytes, ci->bytes, ci->size);
-	in->arch_disp_off = (uint8_t)disp_off;
-	in->arch_modrm_off = x->encoding.modrm_offset;
-	in->arch_rsp_operand = has_rsp_operand(x);
+	in->arch.disp_off = (uint8_t)disp_off;
+	in->arch.modrm_off = x->encoding.modrm_offset;
+	in->arch.rsp_operand = has_rsp_operand(x);
 	in->packed = is_packed(ci);
 	classify(ci, in);
 	return 0;
@@ -430,16 +430,16 @@ int rt_arch_mem_target(const struct rt_insn *insn, rt_raddr *slot)
 
 	if (insn->cls != RT_INSN_JMP_MEM && insn->cls != RT_INSN_CALL_INDIRECT)
 		return -ENOENT;
-	if (!insn->arch_disp_off)
+	if (!insn->arch.disp_off)
 		return -ENOENT;  /* through registers: known only at run time */
-	memcpy(&disp, insn->bytes + insn->arch_disp_off, sizeof(disp));
+	memcpy(&disp, insn->bytes + insn->arch.disp_off, sizeof(disp));
 	*slot = insn->addr + insn->len + (int64_t)disp;
 	return 0;
 }
 
 bool rt_arch_insn_rip_relative(const struct rt_insn *in)
 {
-	return in->arch_disp_off != 0;
+	return in->arch.disp_off != 0;
 }
 
 /* ---- jump tables ----------------------------------------------------------

@@ -82,17 +82,17 @@ static enum rt_refusal emulate_jmp_reg(const struct rt_insn *insn,
 				       struct rt_resume *res)
 {
 	res->kind = RT_RESUME_JMP_REG;
-	res->arch_reg = insn->arch_reg;
+	res->arch.reg = insn->arch.reg;
 	return RT_REFUSE_NONE;
 }
 
 static enum rt_refusal emulate_jcc(const struct rt_insn *insn,
 				   struct rt_resume *res)
 {
-	if (insn->arch_cond >= X64_NCONDS)
+	if (insn->arch.cond >= X64_NCONDS)
 		return RT_REFUSE_UNDECODABLE;
 	res->kind = RT_RESUME_JCC;
-	res->arch_cond = insn->arch_cond;
+	res->arch.cond = insn->arch.cond;
 	res->target = insn->target;
 	return RT_REFUSE_NONE;
 }
@@ -161,7 +161,7 @@ static enum rt_refusal rebase_rsp_operand(uint8_t *code, size_t *len,
 static enum rt_refusal call_to_jmp(const struct rt_insn *insn, uint8_t *code,
 				   size_t *len)
 {
-	unsigned m = insn->arch_modrm_off;
+	unsigned m = insn->arch.modrm_off;
 	uint8_t modrm, rex;
 
 	if (!m || m >= insn->len || insn->bytes[m - 1] != X64_OP_GRP5 ||
@@ -180,7 +180,7 @@ static enum rt_refusal call_to_jmp(const struct rt_insn *insn, uint8_t *code,
 			return RT_REFUSE_STACK_CALL;
 		return RT_REFUSE_NONE;
 	}
-	if (insn->arch_rsp_operand)
+	if (insn->arch.rsp_operand)
 		return rebase_rsp_operand(code, len, m, rex);
 	return RT_REFUSE_NONE;
 }
@@ -198,7 +198,7 @@ static enum rt_refusal emulate_call_indirect(const struct rt_insn *insn,
 		return why;
 	emit_push(s, insn->addr + insn->len);
 	/* An rsp-based operand is never RIP-relative: disp_off still holds. */
-	return x64_emit_relocated(s, jmp, len, insn->arch_disp_off,
+	return x64_emit_relocated(s, jmp, len, insn->arch.disp_off,
 			      insn->addr + insn->len);
 }
 
@@ -249,7 +249,7 @@ enum rt_refusal rt_arch_plan_resume(const struct rt_insn *insn, rt_raddr slot,
 	case RT_INSN_JCC:
 		return emulate_jcc(insn, out);
 	case RT_INSN_JMP_REG:
-		if (insn->arch_reg < X64_NREGS)
+		if (insn->arch.reg < X64_NREGS)
 			return emulate_jmp_reg(insn, out);
 		break;
 	case RT_INSN_BRANCH_OTHER:
@@ -344,12 +344,12 @@ rt_raddr rt_arch_resume_ip(const struct rt_resume *res,
 		*taken = true;
 		return res->target;
 	case RT_RESUME_JCC:
-		*taken = cond_holds(res->arch_cond, r->r.eflags);
+		*taken = cond_holds(res->arch.cond, r->r.eflags);
 		return *taken ? res->target : res->next;
 	case RT_RESUME_JMP_REG:
 		/* plan_resume only emits numbered registers */
 		*taken = true;
-		return reg_value(r, res->arch_reg % X64_NREGS);
+		return reg_value(r, res->arch.reg % X64_NREGS);
 	default:
 		*taken = false;
 		return res->target;

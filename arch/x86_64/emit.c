@@ -127,5 +127,5 @@ enum rt_refusal x64_emit_relocated(struct x64_code *c, const uint8_t *code,
 enum rt_refusal x64_emit_insn(struct x64_code *c, const struct rt_insn *insn)
 {
 	return x64_emit_relocated(c, insn->bytes, insn->len,
-				  insn->arch_disp_off, insn->addr + insn->len);
+				  insn->arch.disp_off, insn->addr + insn->len);
 }

@@ -233,11 +233,11 @@ static enum rt_refusal emit_moved(struct x64_code *c, const struct rt_insn *in,
 			why = RT_REFUSE_NONE;
 			break;
 		case RT_INSN_JCC:
-			x64_emit_jcc(c, in[i].arch_cond, in[i].target);
+			x64_emit_jcc(c, in[i].arch.cond, in[i].target);
 			why = RT_REFUSE_NONE;
 			break;
 		case RT_INSN_JMP_MEM:
-			why = in[i].arch_disp_off ? x64_emit_insn(c, &in[i])
+			why = in[i].arch.disp_off ? x64_emit_insn(c, &in[i])
 						  : RT_REFUSE_BRANCH_OTHER;
 			break;
 		case RT_INSN_CALL:
@@ -318,7 +318,7 @@ static enum rt_refusal emit_split(struct x64_code *c,
 	if (why != RT_REFUSE_NONE)
 		return why;
 	x64_emit_jmp(&taken, t->split->target);
-	x64_emit_jcc(c, t->split->arch_cond ^ 1, taken.base + taken.len);
+	x64_emit_jcc(c, t->split->arch.cond ^ 1, taken.base + taken.len);
 	x64_emit(c, taken_buf, taken.len);
 	return emit_recs(c, t, recorder);
 }
@@ -335,7 +335,7 @@ static enum rt_refusal emit_calls(struct x64_code *c,
 	/* a conditional tail jump: not taken, back to the next instruction;
 	 * taken, recorded, then gone */
 	if (t->cond)
-		x64_emit_jcc(c, t->cond->arch_cond ^ 1,
+		x64_emit_jcc(c, t->cond->arch.cond ^ 1,
 			     t->cond->addr + t->cond->len);
 	why = emit_recs(c, t, recorder);
 	if (why == RT_REFUSE_NONE && t->cond)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Private constants of the x86-64 port: opcodes the slot builder emits,
- * slot piece sizes, and the numbering behind the arch_reg / arch_cond
+ * slot piece sizes, and the numbering behind the arch.reg / arch.cond
  * fields of struct rt_insn and struct rt_resume.  Nothing outside
  * arch/x86_64/ (and its unit tests) includes this file.
  */
@@ -61,7 +61,7 @@
  */
 #define X64_PUSH_SEQ_LEN 20
 
-/* ---- register numbering (arch_reg) -------------------------------------- */
+/* ---- register numbering (arch.reg) -------------------------------------- */
 
 /* The hardware encoding of the general-purpose registers. */
 enum x64_reg {
@@ -85,7 +85,7 @@ enum x64_reg {
 	X64_REG_NONE = 0xff,    /* not a 64-bit general-purpose register */
 };
 
-/* ---- condition codes (arch_cond) ---------------------------------------- */
+/* ---- condition codes (arch.cond) ---------------------------------------- */
 
 /*
  * The low nibble of the jcc opcode (7x rel8, 0f 8x rel32).  Odd codes are

@@ -139,22 +139,19 @@ enum rt_insn_class {
 	RT_INSN_SYSCALL,        /* syscall/sysenter */
 };
 
-/* One decoded instruction.  The arch_* fields are private to arch/. */
+/* One decoded instruction.  @arch holds the CPU folder's encoding
+ * details (arch-regs.h), private to arch/. */
 struct rt_insn {
 	rt_raddr addr;
 	rt_raddr target;        /* direct branch target, else 0 */
 	uint8_t len;
 	uint8_t cls;            /* enum rt_insn_class */
-	uint8_t bytes[15];
+	uint8_t bytes[RT_ARCH_INSN_MAX];
 	bool pad;               /* does nothing: an alignment no-op, or a
 				 * breakpoint used as filler */
 	bool ends;              /* never goes on to the next instruction:
 				 * a return, a jump, a trap, ud2, hlt */
-	uint8_t arch_cond;      /* condition code of a JCC */
-	uint8_t arch_reg;       /* register of a JMP_REG */
-	uint8_t arch_disp_off;  /* offset of a RIP-relative disp32, or 0 */
-	uint8_t arch_modrm_off; /* offset of the ModRM byte, or 0 */
-	bool arch_rsp_operand;  /* memory operand based on the stack pointer */
+	struct rt_arch_insn arch;
 	bool packed;            /* computes several lanes of a vector
 				 * register at once: a vectorised loop's
 				 * work (moves, logic and scalar arithmetic,
@@ -198,8 +195,8 @@ enum rt_resume_kind {
 
 struct rt_resume {
 	uint8_t kind;       /* enum rt_resume_kind */
-	uint8_t arch_cond;  /* JCC condition, private to arch/ */
-	uint8_t arch_reg;   /* JMP_REG register, private to arch/ */
+	struct rt_arch_branch arch; /* JCC condition, JMP_REG register:
+				     * private to arch/ */
 	uint8_t slot_len;   /* bytes used in the slot (SLOT only) */
 	rt_raddr target;    /* JUMP/JCC target, or slot address for SLOT */
 	rt_raddr next;      /* address after the displaced instruction */

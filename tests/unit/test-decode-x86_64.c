@@ -74,7 +74,7 @@ TEST_CASE(jmp_direct)
 	DECODE1(in, 0xf2, 0xe9, 0x10, 0x00, 0x00, 0x00);        /* bnd jmp */
 	TEST_EQ(in.cls, RT_INSN_JMP);
 	TEST_EQ(in.target, AT + 6 + 0x10);
-	TEST_EQ(in.arch_disp_off, 0);
+	TEST_EQ(in.arch.disp_off, 0);
 	/* data16 rex.W jmp rel32: REX.W wins, the target is not cut to 16
 	 * bits (capstone 4 cuts it; found by tests/fuzz) */
 	DECODE1(in, 0x66, 0x48, 0xe9, 0x00, 0x01, 0x00, 0x00);
@@ -113,7 +113,7 @@ TEST_CASE(jcc_rel8_all_conditions)
 		TEST_EQ(decode(code, sizeof(code), &in, &n), 0);
 		TEST_EQ(n, 1);
 		TEST_EQ(in.cls, RT_INSN_JCC);
-		TEST_EQ(in.arch_cond, cc);
+		TEST_EQ(in.arch.cond, cc);
 		TEST_EQ(in.len, 2);
 		TEST_EQ(in.target, AT + 2 + 0x10);
 	}
@@ -129,7 +129,7 @@ TEST_CASE(jcc_rel32_all_conditions)
 		TEST_EQ(decode(code, sizeof(code), &in, &n), 0);
 		TEST_EQ(n, 1);
 		TEST_EQ(in.cls, RT_INSN_JCC);
-		TEST_EQ(in.arch_cond, cc);
+		TEST_EQ(in.arch.cond, cc);
 		TEST_EQ(in.len, 6);
 		TEST_EQ(in.target, AT + 6 - 0x10);
 	}
@@ -141,14 +141,14 @@ TEST_CASE(jmp_reg)
 
 	DECODE1(in, 0xff, 0xe0);                /* jmp *%rax */
 	TEST_EQ(in.cls, RT_INSN_JMP_REG);
-	TEST_EQ(in.arch_reg, X64_RAX);
+	TEST_EQ(in.arch.reg, X64_RAX);
 	TEST_EQ(in.target, 0);
 	DECODE1(in, 0x41, 0xff, 0xe3);          /* jmp *%r11 */
 	TEST_EQ(in.cls, RT_INSN_JMP_REG);
-	TEST_EQ(in.arch_reg, X64_R11);
+	TEST_EQ(in.arch.reg, X64_R11);
 	DECODE1(in, 0x3e, 0xff, 0xe1);          /* notrack jmp *%rcx */
 	TEST_EQ(in.cls, RT_INSN_JMP_REG);
-	TEST_EQ(in.arch_reg, X64_RCX);
+	TEST_EQ(in.arch.reg, X64_RCX);
 }
 
 TEST_CASE(jmp_mem_rip)
@@ -157,12 +157,12 @@ TEST_CASE(jmp_mem_rip)
 
 	DECODE1(in, 0xff, 0x25, 0x10, 0x00, 0x00, 0x00);
 	TEST_EQ(in.cls, RT_INSN_JMP_MEM);
-	TEST_EQ(in.arch_modrm_off, 1);
-	TEST_EQ(in.arch_disp_off, 2);
-	TEST_EQ(in.arch_rsp_operand, false);
+	TEST_EQ(in.arch.modrm_off, 1);
+	TEST_EQ(in.arch.disp_off, 2);
+	TEST_EQ(in.arch.rsp_operand, false);
 	DECODE1(in, 0xff, 0x24, 0xc5, 0x00, 0x10, 0x00, 0x00);
 	TEST_EQ(in.cls, RT_INSN_JMP_MEM);       /* jmp *0x1000(,%rax,8) */
-	TEST_EQ(in.arch_disp_off, 0);
+	TEST_EQ(in.arch.disp_off, 0);
 }
 
 TEST_CASE(call_direct)
@@ -186,22 +186,22 @@ TEST_CASE(call_indirect)
 
 	DECODE1(in, 0xff, 0xd0);                /* call *%rax */
 	TEST_EQ(in.cls, RT_INSN_CALL_INDIRECT);
-	TEST_EQ(in.arch_modrm_off, 1);
-	TEST_EQ(in.arch_rsp_operand, false);
+	TEST_EQ(in.arch.modrm_off, 1);
+	TEST_EQ(in.arch.rsp_operand, false);
 	TEST_EQ(in.target, 0);
 	DECODE1(in, 0xff, 0x54, 0x24, 0x08);    /* call *0x8(%rsp) */
 	TEST_EQ(in.cls, RT_INSN_CALL_INDIRECT);
-	TEST_EQ(in.arch_modrm_off, 1);
-	TEST_EQ(in.arch_disp_off, 0);
-	TEST_EQ(in.arch_rsp_operand, true);
+	TEST_EQ(in.arch.modrm_off, 1);
+	TEST_EQ(in.arch.disp_off, 0);
+	TEST_EQ(in.arch.rsp_operand, true);
 	DECODE1(in, 0xff, 0x15, 0x08, 0x00, 0x00, 0x00); /* call *8(%rip) */
 	TEST_EQ(in.cls, RT_INSN_CALL_INDIRECT);
-	TEST_EQ(in.arch_disp_off, 2);
-	TEST_EQ(in.arch_rsp_operand, false);
+	TEST_EQ(in.arch.disp_off, 2);
+	TEST_EQ(in.arch.rsp_operand, false);
 	DECODE1(in, 0x41, 0xff, 0x54, 0x24, 0x08);      /* call *8(%r12) */
 	TEST_EQ(in.cls, RT_INSN_CALL_INDIRECT);
-	TEST_EQ(in.arch_modrm_off, 2);
-	TEST_EQ(in.arch_rsp_operand, false);
+	TEST_EQ(in.arch.modrm_off, 2);
+	TEST_EQ(in.arch.rsp_operand, false);
 }
 
 TEST_CASE(rip_relative_plain)
@@ -211,25 +211,25 @@ TEST_CASE(rip_relative_plain)
 	/* lock incq 0x10(%rip) */
 	DECODE1(in, 0xf0, 0x48, 0xff, 0x05, 0x10, 0x00, 0x00, 0x00);
 	TEST_EQ(in.cls, RT_INSN_PLAIN);
-	TEST_EQ(in.arch_modrm_off, 3);
-	TEST_EQ(in.arch_disp_off, 4);
+	TEST_EQ(in.arch.modrm_off, 3);
+	TEST_EQ(in.arch.disp_off, 4);
 	/* movl $1, 0x10(%rip): an immediate follows the displacement */
 	DECODE1(in, 0xc7, 0x05, 0x10, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00);
-	TEST_EQ(in.arch_disp_off, 2);
+	TEST_EQ(in.arch.disp_off, 2);
 	/* cmpw $0x1234, 0x10(%rip): capstone 4 says disp_size 2 here */
 	DECODE1(in, 0x66, 0x81, 0x3d, 0x10, 0x00, 0x00, 0x00, 0x34, 0x12);
-	TEST_EQ(in.arch_disp_off, 3);
+	TEST_EQ(in.arch.disp_off, 3);
 	/* vmovups 0x10(%rip),%xmm0 (VEX) */
 	DECODE1(in, 0xc5, 0xf8, 0x10, 0x05, 0x10, 0x00, 0x00, 0x00);
-	TEST_EQ(in.arch_disp_off, 4);
+	TEST_EQ(in.arch.disp_off, 4);
 	/* mov 0x10(%rbp),%rax: not RIP-relative */
 	DECODE1(in, 0x48, 0x8b, 0x45, 0x10);
-	TEST_EQ(in.arch_disp_off, 0);
-	TEST_EQ(in.arch_modrm_off, 2);
-	TEST_EQ(in.arch_rsp_operand, false);
+	TEST_EQ(in.arch.disp_off, 0);
+	TEST_EQ(in.arch.modrm_off, 2);
+	TEST_EQ(in.arch.rsp_operand, false);
 	/* mov 0x10(%rsp),%rax */
 	DECODE1(in, 0x48, 0x8b, 0x44, 0x24, 0x10);
-	TEST_EQ(in.arch_rsp_operand, true);
+	TEST_EQ(in.arch.rsp_operand, true);
 }
 
 TEST_CASE(plain)
@@ -238,12 +238,12 @@ TEST_CASE(plain)
 
 	DECODE1(in, 0xf3, 0x0f, 0x1e, 0xfa);    /* endbr64 */
 	TEST_EQ(in.cls, RT_INSN_PLAIN);
-	TEST_EQ(in.arch_modrm_off, 0);
+	TEST_EQ(in.arch.modrm_off, 0);
 	DECODE1(in, 0x0f, 0x0b);                /* ud2 never falls through */
 	TEST_EQ(in.cls, RT_INSN_PLAIN);
 	DECODE1(in, 0x55);                      /* push %rbp */
 	TEST_EQ(in.cls, RT_INSN_PLAIN);
-	TEST_EQ(in.arch_modrm_off, 0);
+	TEST_EQ(in.arch.modrm_off, 0);
 }
 
 /* Lane arithmetic is packed; what scalar code does on vector registers

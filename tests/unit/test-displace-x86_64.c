@@ -321,12 +321,12 @@ TEST_CASE(emulate_jcc)
 	PLAN(p, SLOT_FAR, 0x0f, 0x8e, 0x00, 0x02, 0x00, 0x00);  /* jle */
 	TEST_EQ(p.why, RT_REFUSE_NONE);
 	TEST_EQ(p.res.kind, RT_RESUME_JCC);
-	TEST_EQ(p.res.arch_cond, X64_CC_LE);
+	TEST_EQ(p.res.arch.cond, X64_CC_LE);
 	TEST_EQ(p.res.target, ORIG + 6 + 0x200);
 	TEST_EQ(p.res.next, ORIG + 6);
 	TEST_EQ(p.res.slot_len, 0);
 	PLAN(p, SLOT_FAR, 0x75, 0x10);          /* jne */
-	TEST_EQ(p.res.arch_cond, X64_CC_NE);
+	TEST_EQ(p.res.arch.cond, X64_CC_NE);
 	TEST_EQ(p.res.target, ORIG + 2 + 0x10);
 }
 
@@ -337,11 +337,11 @@ TEST_CASE(emulate_jmp_reg)
 	PLAN(p, SLOT_FAR, 0x41, 0xff, 0xe3);    /* jmp *%r11 */
 	TEST_EQ(p.why, RT_REFUSE_NONE);
 	TEST_EQ(p.res.kind, RT_RESUME_JMP_REG);
-	TEST_EQ(p.res.arch_reg, X64_R11);
+	TEST_EQ(p.res.arch.reg, X64_R11);
 	TEST_EQ(p.res.next, ORIG + 3);
 	PLAN(p, SLOT_FAR, 0x3e, 0xff, 0xe0);    /* notrack jmp *%rax */
 	TEST_EQ(p.res.kind, RT_RESUME_JMP_REG);
-	TEST_EQ(p.res.arch_reg, X64_RAX);
+	TEST_EQ(p.res.arch.reg, X64_RAX);
 }
 
 TEST_CASE(emulate_jmp_mem)

@@ -24,7 +24,7 @@ static rt_raddr resume_jcc(unsigned cc, uint64_t flags, bool *taken)
 {
 	struct rt_resume res = {
 		.kind = RT_RESUME_JCC,
-		.arch_cond = cc,
+		.arch.cond = cc,
 		.target = TARGET,
 		.next = NEXT,
 	};
