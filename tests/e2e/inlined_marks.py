@@ -28,18 +28,13 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
 N, PASSES = 1000, 10
 PATTERN = "inlmarks::*"
-FAILED = []
-
-
-def row(name, ok, detail=""):
-    print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
 
 
 def run(cmd):
@@ -47,11 +42,11 @@ def run(cmd):
 
 
 def build(opts, fixture, opt):
-    b = runtest.Build(opt, False)
-    runtest.build_fixture(opts, fixture, b)
-    if b.error:
-        row("build %s -O%s" % (fixture, opt), False, b.error)
-    return b.exe
+    try:
+        return driver.fixture(opts, fixture, opt)
+    except RuntimeError as e:
+        row("build %s -O%s" % (fixture, opt), False, str(e))
+        return None
 
 
 def listing(rtrace, exe, pattern):
@@ -75,7 +70,7 @@ def record(rtrace, exe, tmp, tag):
     r = run([rtrace, "record", "-q", "-o", log, "-f", PATTERN, "--", exe,
              str(N), str(PASSES)])
     row(tag + ": record", r.returncode == 0, r.stderr[-300:])
-    return log, runtest.parse_expectations(r.stdout.encode()).count
+    return log, driver.counts(r.stdout)
 
 
 def report(rtrace, logs, fmt="json"):
@@ -199,5 +194,5 @@ def body(opts, exe, tmp):
 
 
 if __name__ == "__main__":
-    sys.exit(runtest.side_main(__doc__, "inlmarks", body, FAILED, opt="3",
-                               with_opts=True))
+    sys.exit(driver.side_main(__doc__, "inlmarks", body, opt="3",
+                              with_opts=True))

@@ -33,8 +33,8 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (fixture builds)
-from prompt_check import FAILED, Pty, row, show  # noqa: E402
+import driver  # noqa: E402
+from prompt_check import Pty, row, show  # noqa: E402
 
 K = 300  # parents: 1.5 s of spinning at least
 LINE = re.compile(rb"\rrtrace: \d+\.\d s, [\d,]+ calls, [\d,]+ events/s, "
@@ -142,7 +142,7 @@ def main():
         attached(rtrace, exe, tmp)
         quiet(rtrace, exe, tmp)
         piped(rtrace, exe, tmp)
-    return runtest.side_main(__doc__, "busywait", body, FAILED)
+    return driver.side_main(__doc__, "busywait", body)
 
 
 if __name__ == "__main__":

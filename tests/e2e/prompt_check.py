@@ -37,17 +37,15 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (fixture builds, shared with the other cases)
+import driver  # noqa: E402
 
-FAILED = []
 PROMPT = b"(rtrace) "
 STOPPED = b"(rtrace: stopped) "
 
 
 def row(name, ok, detail=""):
-    print("%-58s %s  %s" % (name, "OK" if ok else "NG", detail if not ok else ""))
-    if not ok:
-        FAILED.append(name)
+    """A check's line; what the terminal showed only when it failed."""
+    driver.row(name, ok, detail if not ok else "")
 
 
 class Pty:
@@ -182,7 +180,7 @@ def main():
     def body(rtrace, exe, home):
         session(rtrace, exe, home)
         piped(rtrace, exe)
-    return runtest.side_main(__doc__, "recursion", body, FAILED)
+    return driver.side_main(__doc__, "recursion", body)
 
 
 if __name__ == "__main__":

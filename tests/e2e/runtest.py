@@ -320,6 +320,10 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from driver import Build, build_fixture  # noqa: E402  (shared with the side drivers)
+
 RTRACE_PREFIX = b"rtrace: "
 DEFAULTS = {
     "args": [],
@@ -445,75 +449,6 @@ def check_interrupt(path, it):
 
 
 # ---- building fixtures --------------------------------------------------
-
-class Build:
-    def __init__(self, opt, v0, libtest=False):
-        self.opt = opt
-        self.v0 = v0
-        self.libtest = libtest
-        self.label = "O%s%s" % (opt, "-v0" if v0 else "")
-        self.exe = None
-        self.error = None
-
-
-def build_fixture(opts, fixture, b):
-    """Compiles fixture for build b (cached); sets b.exe or b.error."""
-    src = os.path.join(opts.fixtures, fixture + ".rs")
-    out = os.path.join(opts.build, "%s-%s%s" % (fixture, b.label, "-test" if b.libtest else ""))
-    if not os.path.exists(src):
-        b.error = "no such fixture: %s" % src
-        return
-    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
-        b.exe = out
-        return
-    tmpdir = tempfile.mkdtemp(prefix=".%s-%s." % (fixture, b.label), dir=opts.build)
-    try:
-        tmp_out = os.path.join(tmpdir, fixture)
-        cmd = [opts.rustc, "--edition", "2021", "--crate-name", fixture]
-        cmd += ["--test"] if b.libtest else ["--crate-type", "bin"]
-        cmd += ["-C", "opt-level=" + b.opt, "-g"]
-        if b.v0:
-            cmd += ["-C", "symbol-mangling-version=v0"]
-        cmd += ["-o", tmp_out, src]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        if p.returncode != 0 or not os.path.exists(tmp_out):
-            b.error = "rustc failed (%d):\n%s\n%s" % (
-                p.returncode, " ".join(cmd), _text(p.stdout))
-            return
-        os.replace(tmp_out, out)  # atomic: a reader sees old or new, whole
-        b.exe = out
-    finally:
-        shutil.rmtree(tmpdir, ignore_errors=True)
-
-
-def side_main(doc, fixture, body, failed, opt="0", with_opts=False):
-    """main() of a side script: --rtrace, --rustc, --fixtures and --build,
-    @fixture built at -O@opt, then body(rtrace, exe, tmp) (with
-    @with_opts, body(opts, exe, tmp), to build more) with a temporary
-    directory removed after.  Returns the exit status: 1 when the list
-    @failed holds a check that failed."""
-    ap = argparse.ArgumentParser(description=doc.split("\n")[1])
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    opts = ap.parse_args()
-    opts.rustc = shutil.which(opts.rustc) or opts.rustc
-    opts.fixtures = os.path.abspath(opts.fixtures)
-    opts.build = os.path.abspath(opts.build)
-    os.makedirs(opts.build, exist_ok=True)
-    b = Build(opt, False)
-    build_fixture(opts, fixture, b)
-    if b.error:
-        print("build the %s fixture  NG  %s" % (fixture, b.error))
-        return 1
-    tmp = tempfile.mkdtemp(prefix="rtrace-e2e-%s." % fixture)
-    opts.rtrace = os.path.abspath(opts.rtrace)
-    try:
-        body(opts if with_opts else opts.rtrace, b.exe, tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    print("%d NG" % len(failed))
-    return 1 if failed else 0
-
 
 def build_all(opts, fixture, builds):
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(builds)) as ex:
