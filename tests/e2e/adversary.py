@@ -39,8 +39,6 @@ Cases that need no side script (exact counts, per thread) are in
 cases/t035_shared_tp.py and cases/t036_sandbox.py.  Exit status 0 when no
 check is NG.
 """
-import argparse
-import json
 import os
 import shutil
 import signal
@@ -51,24 +49,8 @@ import tempfile
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attach as attach_driver  # noqa: E402  (its Program driver)
-import runtest  # noqa: E402  (its fixture builds)
-
-FAILED = []
-
-
-def row(name, ok, detail=""):
-    print("%-60s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
-
-def build(args, opt, fixture="adversary"):
-    b = runtest.Build(opt, False)
-    os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, fixture, b)
-    if b.error:
-        raise RuntimeError(b.error)
-    return b.exe
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
 
 def record(args, exe, argv, tmp, extra=()):
@@ -100,12 +82,8 @@ def nobody_cannot(args, exe):
 
 
 def calls(args, log, name):
-    r = subprocess.run([args.rtrace, "report", "--format", "json", log],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return None
-    rep = json.loads(r.stdout)
-    return sum(f["calls"] for f in rep["functions"] if f["name"] == name)
+    rep = driver.report_json(args.rtrace, log)
+    return None if rep is None else driver.calls(rep, name)
 
 
 def test_scribble(args, exe, tag, tmp):
@@ -208,11 +186,10 @@ def test_sandbox_attach_unprivileged(args, exe, tag, tmp):
 
 
 def per_process(args, log, name):
-    r = subprocess.run([args.rtrace, "report", "--by", "process", "--format", "json", log],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
+    rep = driver.report_json(args.rtrace, log, "--by", "process")
+    if rep is None:
         return None
-    return sorted(f["calls"] for f in json.loads(r.stdout)["functions"] if f["name"] == name)
+    return sorted(f["calls"] for f in rep["functions"] if f["name"] == name)
 
 
 def test_nodump(args, exe, tag, tmp, extra):
@@ -236,22 +213,10 @@ def test_nodump(args, exe, tag, tmp, extra):
     row(name + "calls per process (by construction)", got == want, "%s, want %s" % (got, want))
 
 
-def driver_args():
-    """The options every side driver takes (--rtrace, --rustc, --fixtures,
-    --build), the paths made absolute."""
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    for a in ("rtrace", "fixtures", "build"):
-        setattr(args, a, os.path.abspath(getattr(args, a)))
-    return args
-
-
 def main():
-    args = driver_args()
+    args = driver.options()
     for opt in ("0", "3"):
-        exe = build(args, opt)
+        exe = driver.fixture(args, "adversary", opt)
         tmp = tempfile.mkdtemp(prefix="rtrace-adversary.")
         try:
             tag = "O%s " % opt
@@ -259,7 +224,7 @@ def main():
             test_sandbox_attach(args, exe, tag, tmp)
             why = nobody_cannot(args, exe)
             if why:
-                print("%-60s SKIP  %s" % (tag + "cases as user nobody", why))
+                row(tag + "cases as user nobody", "SKIP", why)
                 continue
             test_sandbox_unprivileged(args, exe, tag, tmp)
             test_sandbox_attach_unprivileged(args, exe, tag, tmp)
@@ -268,8 +233,7 @@ def main():
                 test_nodump(args, exe, tag, tmp, extra)
         finally:
             subprocess.run(["rm", "-rf", tmp])
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":

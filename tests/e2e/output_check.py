@@ -38,17 +38,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import adversary  # noqa: E402  (its build of a fixture)
+import driver  # noqa: E402
+from driver import calls_by_name, row  # noqa: E402
 
-FAILED = []
 ARGS = None
-
-
-def row(name, ok, detail=""):
-    print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
 
 
 def rtrace(*argv, check=True):
@@ -67,10 +62,6 @@ def record(exe, log, n, *extra):
 
 def report_json(log, *extra):
     return json.loads(rtrace("report", "--format", "json", *extra, log).stdout)
-
-
-def calls_by_name(rep):
-    return {f["name"]: f["calls"] for f in rep["functions"]}
 
 
 def check_engine(exe, tmp):
@@ -209,8 +200,8 @@ def check_plural(exe, tmp):
 
 def main():
     global ARGS
-    ARGS = adversary.driver_args()
-    exe = adversary.build(ARGS, "3", "inlined")
+    ARGS = driver.options()
+    exe = driver.fixture(ARGS, "inlined", "3")
     with tempfile.TemporaryDirectory(prefix="rtrace-output.") as tmp:
         for check in (check_engine, check_sites, check_diff, check_count,
                       check_legend, check_plural):
@@ -218,8 +209,7 @@ def main():
                 check(exe, tmp)
             except (RuntimeError, KeyError, ValueError, StopIteration) as e:
                 row("%s: ran to its end" % check.__name__, False, str(e))
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":

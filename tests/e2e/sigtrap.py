@@ -32,8 +32,6 @@ comes after the program set SIGTRAP.
 
 Exit status 0 when no check is NG.
 """
-import argparse
-import json
 import os
 import signal
 import subprocess
@@ -44,38 +42,17 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import adversary  # noqa: E402  (nobody: who may run what)
 import attach as attach_driver  # noqa: E402  (its Program driver)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
-FAILED = []
 ENGINES = ([], ["--engine", "trap"])
 CASES = (["ignore", "2000"], ["handle", "1000", "20"], ["block", "2000"],
          ["thread", "2000"], ["inherited", "2000"])
 
 
-def row(name, ok, detail=""):
-    print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
-
-def counts(out):
-    """The fixture's own COUNT lines: {name: calls}."""
-    got = {}
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 3 and f[0] == "COUNT":
-            got[f[1]] = int(f[2])
-    return got
-
-
 def traced(args, log, wrapper):
-    r = subprocess.run(list(wrapper) + [args.rtrace, "report", "--format", "json", log],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        return None
-    got = {}
-    for f in json.loads(r.stdout)["functions"]:
-        got[f["name"]] = got.get(f["name"], 0) + f["calls"]
-    return got
+    rep = driver.report_json(args.rtrace, log, wrapper=wrapper)
+    return None if rep is None else driver.calls_by_name(rep)
 
 
 # A shell that ignores SIGTRAP, then execs its arguments: what it runs
@@ -102,7 +79,7 @@ def run_case(args, exe, case, extra, tag, tmp, wrapper, pattern):
         r.returncode == native.returncode == 0 and r.stdout == native.stdout,
         "exit %d (native %d), %r; %s" % (r.returncode, native.returncode,
                                          r.stdout[-80:], r.stderr.strip()[-200:]))
-    want = {k: v for k, v in counts(native.stdout).items()
+    want = {k: v for k, v in driver.counts(native.stdout).items()
             if pattern.endswith("*") or k == pattern}
     got = traced(args, log, wrapper) or {}
     got = {k: got.get(k, 0) for k in want}
@@ -171,28 +148,22 @@ def run_all(args, exe, tag, tmp, wrapper):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    for a in ("rtrace", "fixtures", "build"):
-        setattr(args, a, os.path.abspath(getattr(args, a)))
+    args = driver.options()
     for opt in ("0", "3"):
-        exe = adversary.build(args, opt, "sigtrap")
+        exe = driver.fixture(args, "sigtrap", opt)
         tmp = tempfile.mkdtemp(prefix="rtrace-sigtrap.")
         try:
             tag = "O%s " % opt
             run_all(args, exe, tag, tmp, ())
             why = adversary.nobody_cannot(args, exe)
             if why:
-                print("%-64s SKIP  %s" % (tag + "cases as user nobody", why))
+                row(tag + "cases as user nobody", "SKIP", why)
                 continue
             os.chmod(tmp, 0o777)
             run_all(args, exe, tag + "nobody ", tmp, adversary.NOBODY)
         finally:
             subprocess.run(["rm", "-rf", tmp])
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":

@@ -36,8 +36,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import adversary  # noqa: E402  (its build of a fixture)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
 FUNCS = ["ints", "wide", "floats", "third", "flags", "text", "seq", "shapes", "point", "line", "big",
          "refs",
@@ -56,15 +58,6 @@ TYPES = {
     ("seq", "empty"): "&[u8]", ("refs", "n"): "&u64",
     ("refs", "m"): "&mut i32", ("Parser::parse_line", "line"): "&str",
 }
-
-FAILED = []
-
-
-def row(name, ok, detail=""):
-    print("%-64s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
 
 def script():
     lines = ["trace values::*", "on values::wide entry do print args",
@@ -183,12 +176,11 @@ def check(exe, opt, tmp):
 
 def main():
     global ARGS
-    ARGS = adversary.driver_args()
+    ARGS = driver.options()
     for opt in ("0", "3"):
         with tempfile.TemporaryDirectory(prefix="rtrace-values.") as tmp:
-            check(adversary.build(ARGS, opt, "values"), opt, tmp)
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+            check(driver.fixture(ARGS, "values", opt), opt, tmp)
+    return driver.finish()
 
 
 if __name__ == "__main__":
