@@ -44,8 +44,6 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             not recorded, detaches on SIGINT and exits 0
   errors    a process that does not exist; a process another tracer holds
 """
-import argparse
-import json
 import os
 import random
 import signal
@@ -54,26 +52,12 @@ import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
+from driver import calls, row  # noqa: E402
+
 THREADS = 4
-FAILED = []
-
-
-def row(name, ok, detail=""):
-    print("%-60s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
-
-def build(args, opt, name="attachee"):
-    src = os.path.join(args.fixtures, name + ".rs")
-    exe = os.path.join(args.build, "%s-O%s" % (name, opt))
-    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
-        os.makedirs(args.build, exist_ok=True)
-        tmp = exe + ".tmp%d" % os.getpid()
-        subprocess.run([args.rustc, "--edition", "2021", "-g", "-C",
-                        "opt-level=" + opt, "-o", tmp, src], check=True)
-        os.replace(tmp, exe)
-    return exe
 
 
 class Program:
@@ -127,16 +111,6 @@ def wait_attached(rt, timeout=20):
     return None
 
 
-def report(args, log):
-    r = subprocess.run([args.rtrace, "report", "--format", "json", log],
-                       capture_output=True, text=True)
-    return json.loads(r.stdout) if r.returncode == 0 else None
-
-
-def calls(rep, name):
-    return sum(f["calls"] for f in rep["functions"] if f["name"] == name)
-
-
 def test_attach(args, exe, tag, tmp):
     prog = Program(exe)
     row(tag + "attach: the program starts", prog.pid is not None)
@@ -162,7 +136,7 @@ def test_attach(args, exe, tag, tmp):
     want = "leaf %d work %d\neintr 0\n" % (1200 * THREADS, 1200 * THREADS)
     row(tag + "attach: same output and status as without rtrace", st == 0 and out == want,
         "exit %d, %r" % (st, out))
-    rep = report(args, log)
+    rep = driver.report_json(args.rtrace, log)
     row(tag + "attach: the report reads", rep is not None)
     if rep:
         row(tag + "attach: leaf calls in the window (by construction)",
@@ -378,13 +352,10 @@ def test_errors(args, exe, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
+    args = driver.options()
     with tempfile.TemporaryDirectory(prefix="rtrace-attach-") as tmp:
         for opt in ("0", "3"):
-            exe = build(args, opt)
+            exe = driver.fixture(args, "attachee", opt)
             test_attach(args, exe, "O%s " % opt, tmp)
             test_duration(args, exe, "O%s " % opt, tmp)
             test_script(args, exe, "O%s " % opt, tmp)
@@ -392,12 +363,11 @@ def main():
                 for point in ("attached", "hit:200"):
                     test_crash(args, exe, "O%s " % opt, tmp, point, engine)
             for engine in ("inline", "trap"):
-                test_hotpatch(args, build(args, opt, "hotpatch"), "O%s " % opt, tmp, engine)
+                test_hotpatch(args, driver.fixture(args, "hotpatch", opt), "O%s " % opt, tmp, engine)
             test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
             test_silent(args, exe, "O%s " % opt, tmp)
-        test_errors(args, build(args, "0"), tmp)
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+        test_errors(args, driver.fixture(args, "attachee", "0"), tmp)
+    return driver.finish()
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ table and the tests cannot drift apart.  A scenario that cannot be set up
 here (no `setpriv`, running as a user that has no one to refuse it) says
 SKIP and why.  Exit status 0 when no row is NG.
 """
-import argparse
 import json
 import os
 import re
@@ -31,16 +30,10 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
 ROW = re.compile(r"^\|\s*`([a-z0-9-]+)`\s*\|(.*)\|\s*`(.+)`\s*\|\s*(\d+)[^|]*\|\s*$")
-FAILED = []
-
-
-def row(name, status, detail=""):
-    print("%-44s %-4s %s" % (name, status, detail))
-    if status == "NG":
-        FAILED.append(name)
 
 
 class Skip(Exception):
@@ -58,7 +51,7 @@ class Cx:
     @property
     def exe(self):
         if not self._exe:
-            self._exe = build(self.args, "hotloop", "0")
+            self._exe = driver.fixture(self.args, "hotloop", "0")
         return self._exe
 
     def path(self, name):
@@ -76,16 +69,6 @@ class Cx:
             subprocess.run([self.rtrace, "record", "-q", "-o", p, "-f", "hotloop::*",
                             self.exe, "100"], check=True, capture_output=True)
         return p
-
-
-def build(args, name, opt):
-    """The fixture @name at -O@opt, built (and cached) as runtest.py does."""
-    b = runtest.Build(opt, False)
-    os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, name, b)
-    if b.error:
-        raise RuntimeError(b.error)
-    return b.exe
 
 
 def patched(cx, name, offset, data):
@@ -173,7 +156,7 @@ def no_debug_copy(cx):
         raise Skip("no strip program")
     p = cx.path("no-debug-prog")
     if not os.path.exists(p):
-        shutil.copy(build(cx.args, "inlined", "3"), p)
+        shutil.copy(driver.fixture(cx.args, "inlined", "3"), p)
         subprocess.run([strip, "--strip-debug", p], check=True)
     return p
 
@@ -355,7 +338,7 @@ def code_at(pid, exe, symbol_part, n):
 def scenario_program_patched(cx):
     # tests/fixtures/hotpatch.rs rewrites hotpatch::target once rtrace's
     # probe is in it (its first bytes changed), then rtrace leaves
-    exe = build(cx.args, "hotpatch", "0")
+    exe = driver.fixture(cx.args, "hotpatch", "0")
     prog = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             text=True, bufsize=1)
     pid = int(prog.stdout.readline().split()[1])
@@ -370,15 +353,15 @@ def scenario_program_patched(cx):
         prog.stdout.readline()
 
     def finish(r):
-        driver.join()
+        patcher.join()
         prog.stdin.write("call 1\nquit\n")
         prog.stdin.close()
         out = prog.stdout.read()
         if prog.wait(timeout=30) != 0 or not out.startswith("sum 42\n"):
             row("program-patched: the program keeps its code", "NG",
                 "exit %d, %r" % (prog.returncode, out))
-    driver = threading.Thread(target=patch_once_armed)
-    driver.start()
+    patcher = threading.Thread(target=patch_once_armed)
+    patcher.start()
     return (["record", "-o", cx.path("patched.rtrace"), "-p", str(pid),
              "--duration", "3s", "-f", "hotpatch::*"], {"pid": str(pid)}, {"then": finish})
 
@@ -506,12 +489,8 @@ def run_row(cx, rid, msg, code):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build", "--table"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
-    for a in ("rtrace", "fixtures", "build", "table"):
-        setattr(args, a, os.path.abspath(getattr(args, a)))
+    args = driver.options(extra=lambda ap: ap.add_argument("--table", required=True))
+    args.table = os.path.abspath(args.table)
     rows = read_table(args.table)
     ids = {r[0] for r in rows}
     for name in sorted(globals()):
@@ -525,8 +504,7 @@ def main():
             run_row(Cx(args, tmp), rid, msg, code)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    print("%d rows, %d NG" % (len(rows), len(FAILED)))
-    return 1 if FAILED else 0
+    return driver.finish("%d rows, %%d NG" % len(rows))
 
 
 if __name__ == "__main__":

@@ -30,8 +30,6 @@ way a terminal or a supervisor starts it), under each engine, and then:
                     neither signalled twice nor killed)
 Exit status 0 when no check is NG.
 """
-import argparse
-import json
 import os
 import shutil
 import signal
@@ -42,25 +40,10 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
-FAILED = []
 ENGINES = (("default", []), ("trap", ["--engine", "trap"]))
-
-
-def row(name, ok, detail=""):
-    print("%-66s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
-
-def build(args):
-    b = runtest.Build("1", False)
-    os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, "graceful", b)
-    if b.error:
-        raise RuntimeError(b.error)
-    return b.exe
 
 
 def catches_sigint(pid):
@@ -104,12 +87,8 @@ def said(out, word):
 
 
 def reported_calls(args, log):
-    rep = subprocess.run([args.rtrace, "report", "--format", "json", log],
-                         capture_output=True, text=True)
-    if rep.returncode:
-        return None
-    return sum(int(f.get("calls", 0)) for f in json.loads(rep.stdout).get("functions", [])
-               if f.get("name") == "graceful::step")
+    rep = driver.report_json(args.rtrace, log)
+    return None if rep is None else driver.calls(rep, "graceful::step")
 
 
 def communicate(p, pgid):
@@ -188,14 +167,9 @@ def timeout_runs(args, exe, engine, opts, n, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    ap.add_argument("--timeout-runs", type=int, default=8)
-    args = ap.parse_args()
-    for a in ("rtrace", "fixtures", "build"):
-        setattr(args, a, os.path.abspath(getattr(args, a)))
-    exe = build(args)
+    args = driver.options(extra=lambda ap: ap.add_argument(
+        "--timeout-runs", type=int, default=8))
+    exe = driver.fixture(args, "graceful", "1")
     native(args, exe)
     for engine, opts in ENGINES:
         tmp = tempfile.mkdtemp(prefix="rtrace-signals.")
@@ -210,8 +184,7 @@ def main():
                 timeout_runs(args, exe, engine, opts, args.timeout_runs, tmp)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ of its own, so the program is found by its process group, then:
   report` (it exists once the program has started and rtrace armed it).
 Exit status 0 when no check is NG.
 """
-import argparse
 import ctypes
 import json
 import os
@@ -41,26 +40,10 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
+import driver  # noqa: E402
+from driver import row  # noqa: E402
 
-FAILED = []
 LONG = "1000000000000"  # hotloop runs for hours: only a signal ends it
-
-
-def row(name, ok, detail=""):
-    print("%-52s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
-
-
-def build(args, name, opt):
-    """The fixture @name at -O@opt, built (and cached) as runtest.py does."""
-    b = runtest.Build(opt, False)
-    os.makedirs(args.build, exist_ok=True)
-    runtest.build_fixture(args, name, b)
-    if b.error:
-        raise RuntimeError(b.error)
-    return b.exe
 
 
 def group(pgid):
@@ -233,15 +216,10 @@ def test_log_after_kill(args, exe, engine, tmp):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    args = ap.parse_args()
+    args = driver.options()
     # PR_SET_CHILD_SUBREAPER: what rtrace leaves behind becomes ours
     ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
-    for a in ("rtrace", "fixtures", "build"):
-        setattr(args, a, os.path.abspath(getattr(args, a)))
-    exe = build(args, "hotloop", "3")
+    exe = driver.fixture(args, "hotloop", "3")
     native = subprocess.run([exe, "20000"], capture_output=True, check=True).stdout
     for c in CASES:
         tmp = tempfile.mkdtemp(prefix="rtrace-tracee.")
@@ -249,15 +227,14 @@ def main():
             run_case(args, exe, native, c, tmp)
         finally:
             subprocess.run(["rm", "-rf", tmp])
-    idler = build(args, "adversary", "0")
+    idler = driver.fixture(args, "adversary", "0")
     for engine in (None, "--engine=trap"):
         tmp = tempfile.mkdtemp(prefix="rtrace-tracee.")
         try:
             test_log_after_kill(args, idler, engine, tmp)
         finally:
             subprocess.run(["rm", "-rf", tmp])
-    print("%d NG" % len(FAILED))
-    return 1 if FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":
