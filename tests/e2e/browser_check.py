@@ -59,7 +59,6 @@ Chromium or program fails instead.  Exit 1 when a check fails.  Python 3
 standard library only.
 """
 
-import argparse
 import base64
 import collections
 import json
@@ -74,7 +73,7 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
+import driver  # noqa: E402
 
 FLAME_WIDTH = 1180   # RT_FLAME_WIDTH in include/rtrace/render.h
 FLAME_MIN_PX = 0.1   # RT_FLAME_MIN_PX
@@ -536,32 +535,22 @@ def run_marks(opts, t, b, tmp):
                    stdout=subprocess.DEVNULL, cwd=tmp)
     check_marks(opts, t, b, "trap", log, "html-marks-trap.png")
     fixture, opt, patterns = MIXED
-    build = runtest.Build(opt, False)
-    os.makedirs(opts.build, exist_ok=True)
-    runtest.build_fixture(opts, fixture, build)
-    if build.error:
-        raise RuntimeError(build.error)
+    exe = driver.fixture(opts, fixture, opt)
     log = os.path.join(tmp, "mixed.rtrace")
     subprocess.run([opts.rtrace, "record", "-q", "-o", log] + patterns +
-                   ["--", build.exe], check=True, stdout=subprocess.DEVNULL, cwd=tmp)
+                   ["--", exe], check=True, stdout=subprocess.DEVNULL, cwd=tmp)
     check_marks(opts, t, b, "mixed", log, "html-marks-mixed.png")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rtrace", required=True)
-    ap.add_argument("--program", required=True, help="the program to record")
-    ap.add_argument("--rustc", required=True)
-    ap.add_argument("--fixtures", required=True, help="tests/fixtures")
-    ap.add_argument("--build", required=True, help="where fixtures are built")
-    ap.add_argument("--screenshots", help="directory for the PNG screenshots")
-    ap.add_argument("--raw-times", action="store_true",
-                    help="views with rtrace's cost per stop kept in")
-    ap.add_argument("args", nargs="*", help="the program's arguments")
-    opts = ap.parse_args()
-    opts.rtrace = os.path.abspath(opts.rtrace)
-    for o in ("program", "rustc", "fixtures", "build"):
-        setattr(opts, o, os.path.abspath(getattr(opts, o)))
+    def own(ap):
+        ap.add_argument("--program", required=True, help="the program to record")
+        ap.add_argument("--screenshots", help="directory for the PNG screenshots")
+        ap.add_argument("--raw-times", action="store_true",
+                        help="views with rtrace's cost per stop kept in")
+        ap.add_argument("args", nargs="*", help="the program's arguments")
+    opts = driver.options(__doc__.split("\n")[0], own)
+    opts.program = os.path.abspath(opts.program)
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
     required = os.environ.get("RTRACE_REQUIRE_BROWSER", "") not in ("", "0")
     missing = None

@@ -8,24 +8,18 @@ must give their sums, row by row.  Views that cannot merge are refused
 with one line and status 2.  Logs recorded in different modes merge in
 the least of them (counts, or which functions ran), with a note.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
+
 
 def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, **kw)
-
-
-def counts_of(stdout):
-    out = {}
-    for line in stdout.splitlines():
-        if line.startswith("COUNT "):
-            _, name, n = line.split()
-            out[name] = int(n)
-    return out
 
 
 def record_mode(a, exe, mode, n):
@@ -35,7 +29,7 @@ def record_mode(a, exe, mode, n):
              "--", exe, n])
     if r.returncode:
         sys.exit(f"recording {mode} failed:\n{r.stderr}")
-    return log, counts_of(r.stdout)
+    return log, driver.counts(r.stdout)
 
 
 def mixed_modes(a, exe, logs, want):
@@ -69,18 +63,11 @@ def mixed_modes(a, exe, logs, want):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rtrace", required=True)
-    ap.add_argument("--rustc", required=True)
-    ap.add_argument("--fixtures", required=True)
-    ap.add_argument("--build", required=True)
-    a = ap.parse_args()
-    os.makedirs(a.build, exist_ok=True)
-    exe = os.path.join(a.build, "merge-hotloop")
-    r = run([a.rustc, "-C", "opt-level=1", "-g", "--edition", "2021", "-o",
-             exe, os.path.join(a.fixtures, "hotloop.rs")])
-    if r.returncode:
-        sys.exit("rustc failed:\n" + r.stderr)
+    a = driver.options()
+    try:
+        exe = driver.fixture(a, "hotloop", "1")
+    except RuntimeError as e:
+        sys.exit(str(e))
 
     fails = []
     want = {}
@@ -91,7 +78,7 @@ def main():
                  "--", exe, n])
         if r.returncode:
             sys.exit(f"recording {n} failed:\n{r.stderr}")
-        for name, c in counts_of(r.stdout).items():
+        for name, c in driver.counts(r.stdout).items():
             want[name] = want.get(name, 0) + c
         logs.append(log)
 

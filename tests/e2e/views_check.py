@@ -73,7 +73,6 @@ Prints one row per check, OK / NG / SKIP, and exits 1 if any is NG.
 Python 3 standard library only.
 """
 
-import argparse
 import collections
 import resource
 import struct
@@ -85,6 +84,10 @@ import re
 import subprocess
 import sys
 import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import driver  # noqa: E402
 
 # fixture, args, opt level: small runs, each a different shape of calls
 CASES = [
@@ -123,23 +126,6 @@ def run(cmd, **kw):
         raise RuntimeError("%s: exit %d\n%s" % (" ".join(cmd), p.returncode,
                                                 p.stderr.decode(errors="replace")))
     return p.stdout
-
-
-def build(opts, fixture, opt):
-    src = os.path.join(opts.fixtures, fixture + ".rs")
-    out = os.path.join(opts.build, "views-%s-O%s" % (fixture, opt))
-    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
-        return out
-    tmp = tempfile.mkdtemp(prefix=".views-", dir=opts.build)
-    try:
-        exe = os.path.join(tmp, fixture)
-        run([opts.rustc, "--edition", "2021", "--crate-name", fixture,
-             "--crate-type", "bin", "-C", "opt-level=" + opt, "-g", "-o", exe,
-             src])
-        os.replace(exe, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
 
 
 def rtrace(opts, *args):
@@ -475,7 +461,7 @@ def output_size(cmd, cap):
 def check_deep(opts, t):
     case, depth, cap = "deeprec-O0", 40000, 64 << 20
     try:
-        exe = build(opts, "deeprec", "0")
+        exe = driver.fixture(opts, "deeprec", "0")
     except (RuntimeError, OSError) as e:
         t.row(case, "build", False, detail=e)
         return
@@ -498,7 +484,7 @@ def check_deep(opts, t):
 def check_case(opts, t, fixture, args, opt):
     case = "%s-O%s" % (fixture, opt)
     try:
-        exe = build(opts, fixture, opt)
+        exe = driver.fixture(opts, fixture, opt)
     except (RuntimeError, OSError) as e:
         t.row(case, "build", False, detail=e)
         return
@@ -525,7 +511,7 @@ def check_case(opts, t, fixture, args, opt):
 
 
 def check_diff(opts, t):
-    exe = build(opts, "hotloop", "0")
+    exe = driver.fixture(opts, "hotloop", "0")
     tmp = tempfile.mkdtemp(prefix=".diff-", dir=opts.build)
     try:
         logs = []
@@ -629,7 +615,7 @@ def shares_by_construction(t, case, out, p):
 
 def check_shares(opts, t):
     case, k = "busywait-O3", 20
-    exe = build(opts, "busywait", "3")
+    exe = driver.fixture(opts, "busywait", "3")
     tmp = tempfile.mkdtemp(prefix=".shares-", dir=opts.build)
     try:
         for engine in ("inline", "trap"):
@@ -683,7 +669,7 @@ def compensated_as_measured(t, case, opts, log, by):
 
 def check_tiny_marks(opts, t):
     case = "tinyfuncs-O3 trap"
-    exe = build(opts, "tinyfuncs", "3")
+    exe = driver.fixture(opts, "tinyfuncs", "3")
     tmp = tempfile.mkdtemp(prefix=".marks-", dir=opts.build)
     try:
         log = os.path.join(tmp, "tiny.rtrace")
@@ -727,7 +713,7 @@ def check_blocked(opts, t):
     import csv
     import html
     case = "blocking-O3"
-    exe = build(opts, "blocking", "3")
+    exe = driver.fixture(opts, "blocking", "3")
     tmp = tempfile.mkdtemp(prefix=".blocked-", dir=opts.build)
     try:
         log, off = (os.path.join(tmp, n) for n in ("on.rtrace", "off.rtrace"))
@@ -779,7 +765,7 @@ def check_instances(opts, t):
     """--instances: closures.rs's three closures of main are three rows
     of one name; each says where it is, and its line is the closure's."""
     case = "closures-O0 --instances"
-    exe = build(opts, "closures", "0")
+    exe = driver.fixture(opts, "closures", "0")
     lines = open(os.path.join(opts.fixtures, "closures.rs")).read().split("\n")
     tmp = tempfile.mkdtemp(prefix=".instances-", dir=opts.build)
     try:
@@ -805,17 +791,10 @@ def check_instances(opts, t):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    for a in ("--rtrace", "--rustc", "--fixtures", "--build"):
-        ap.add_argument(a, required=True)
-    opts = ap.parse_args()
+    opts = driver.options(__doc__.split("\n")[0])
     if not shutil.which(opts.rustc):
         print("views_check.py: rustc not found (%s)" % opts.rustc, file=sys.stderr)
         return 2
-    opts.rtrace = os.path.abspath(opts.rtrace)
-    opts.fixtures = os.path.abspath(opts.fixtures)
-    opts.build = os.path.abspath(opts.build)
-    os.makedirs(opts.build, exist_ok=True)
     t = Table()
     for fixture, args, opt in CASES:
         check_case(opts, t, fixture, args, opt)
