@@ -304,7 +304,6 @@ EXIT STATUS
   (a missing rustc or rtrace is a setup error: the run fails loudly)
 """
 
-import argparse
 import collections
 import concurrent.futures
 import fnmatch
@@ -322,7 +321,8 @@ import time
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from driver import Build, build_fixture  # noqa: E402  (shared with the side drivers)
+import driver  # noqa: E402
+from driver import Build, build_fixture  # noqa: E402
 
 RTRACE_PREFIX = b"rtrace: "
 DEFAULTS = {
@@ -1779,29 +1779,18 @@ def die(msg):
 
 
 def parse_args():
-    ap = argparse.ArgumentParser(
-        description="rtrace end-to-end tests (see the top of this file)")
-    ap.add_argument("--rtrace", required=True, help="the rtrace binary")
-    ap.add_argument("--rustc", required=True, help="the rustc binary")
-    ap.add_argument("--fixtures", required=True, help="directory of fixture .rs files")
-    ap.add_argument("--build", required=True, help="directory for built fixtures")
-    ap.add_argument("--keep", action="store_true", help="keep temporary dirs and logs")
-    ap.add_argument("--engine", choices=("jump", "inline", "trap"),
-                    help="record with this engine (default: rtrace's)")
-    ap.add_argument("cases", nargs="+", help="case files (cases/t###_name.py)")
-    opts = ap.parse_args()
-    rustc = shutil.which(opts.rustc)
-    if not rustc:
+    def own(ap):
+        ap.add_argument("--keep", action="store_true", help="keep temporary dirs and logs")
+        ap.add_argument("--engine", choices=("jump", "inline", "trap"),
+                        help="record with this engine (default: rtrace's)")
+        ap.add_argument("cases", nargs="+", help="case files (cases/t###_name.py)")
+    opts = driver.options("rtrace end-to-end tests (see the top of this file)", own)
+    if not shutil.which(opts.rustc):
         die("rustc not found (%s): the end-to-end tests build Rust fixtures; "
             "install a Rust toolchain (rustup, or apt-get install rustc) and "
             "reconfigure, or pass --rustc PATH" % opts.rustc)
-    opts.rustc = rustc
     if not (os.path.isfile(opts.rtrace) and os.access(opts.rtrace, os.X_OK)):
         die("rtrace binary not found or not executable: %s (build it first)" % opts.rtrace)
-    opts.rtrace = os.path.abspath(opts.rtrace)
-    opts.fixtures = os.path.abspath(opts.fixtures)
-    opts.build = os.path.abspath(opts.build)
-    os.makedirs(opts.build, exist_ok=True)
     return opts
 
 
