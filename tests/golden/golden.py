@@ -97,13 +97,14 @@ RUNS = {
 }
 
 # view: its file suffix and the arguments after the log, {graph} replaced.
-COMMON = ["report", "report-json", "report-csv", "report-total", "tree",
-          "tree-json", "graph", "graph-json", "folded"]
+COMMON = ["report", "report-json", "report-csv", "report-total", "report-raw",
+          "tree", "tree-json", "graph", "graph-json", "folded"]
 VIEWS = {
     "report": ("txt", ["report"]),
     "report-json": ("json", ["report", "--format", "json"]),
     "report-csv": ("csv", ["report", "--format", "csv"]),
     "report-total": ("txt", ["report", "--sort", "total", "--limit", "3"]),
+    "report-raw": ("txt", ["report", "--raw-times"]),
     "tree": ("txt", ["report", "--tree"]),
     "tree-json": ("json", ["report", "--tree", "--format", "json"]),
     "graph": ("txt", ["report", "--graph", "{graph}"]),
