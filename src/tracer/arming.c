@@ -15,6 +15,7 @@
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
 #include "rtrace/arm.h"
+#include "rtrace/imageplan.h"
 #include "rtrace/guardian.h"
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
@@ -398,6 +399,7 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	}
 	pr_dbg("process %d: %zu probes armed, scratch at %" PRIxRADDR,
 	       p->pid, rt_plan_nprobes(plan), base);
+	rt_imageplan_debug_armed(plan, img->path, img->bias);
 	return 0;
 }
 
