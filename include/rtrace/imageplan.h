@@ -90,9 +90,10 @@ const char *rt_imageplan_func_use(const struct rt_plan_func *pf);
 
 /* Prints, at debug level of the probes domain, each site of @plan as
  * armed in the image at @path loaded at @bias: its address less the bias
- * (as `rtrace -l` shows it), kind, function and role. */
+ * (as `rtrace -l` shows it), kind, whether it is a jump (@jumps: the
+ * image's jumps were written) or a breakpoint, function and role. */
 void rt_imageplan_debug_armed(const struct rt_plan *plan, const char *path,
-			      rt_raddr bias);
+			      rt_raddr bias, bool jumps);
 
 /* "entry", "return", "tail jump" or "inlined": the first kind of @pr;
  * static string. */

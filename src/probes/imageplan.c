@@ -317,7 +317,7 @@ const char *rt_imageplan_func_use(const struct rt_plan_func *pf)
 }
 
 void rt_imageplan_debug_armed(const struct rt_plan *plan, const char *path,
-			      rt_raddr bias)
+			      rt_raddr bias, bool jumps)
 {
 	if (!rt_log_enabled(PR_DOMAIN, 1))
 		return;
@@ -326,9 +326,10 @@ void rt_imageplan_debug_armed(const struct rt_plan *plan, const char *path,
 		const struct rt_plan_func *pf = rt_plan_func_by_id(plan,
 								   pr->func);
 
-		pr_dbg("armed %s %#llx %s %s (%s)", path,
+		pr_dbg("armed %s %#llx %s %s: %s (%s)", path,
 		       (unsigned long long)(pr->addr - bias),
 		       rt_imageplan_site_str(pr),
+		       jumps && rt_probe_inline(pr) ? "jump" : "breakpoint",
 		       pf ? pf->fn->name : "?",
 		       pf ? rt_imageplan_func_use(pf) : "?");
 	}

@@ -361,6 +361,7 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 		 int *deferred_sig)
 {
 	struct rt_plan *plan = img->plan;
+	enum arm_mode mode = ARM_TRAPS;
 	const uint8_t *code;
 	rt_raddr base;
 	size_t len;
@@ -381,12 +382,11 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	if (!err && img == p->img)
 		start_inline(p, plan, tid, deferred_sig);
 	if (!err) {
-		enum arm_mode mode = p->ia && (img == p->img ||
-					       rt_plan_recorder(plan) ==
-						       rt_inline_recorder(p->ia))
-					     ? ARM_JUMPS
-					     : ARM_TRAPS;
-
+		mode = p->ia && (img == p->img ||
+				 rt_plan_recorder(plan) ==
+					 rt_inline_recorder(p->ia))
+			       ? ARM_JUMPS
+			       : ARM_TRAPS;
 		/* the guardian hears of the breakpoints before they are
 		 * written: rtrace may die in between */
 		rt_guardian_armed(p, plan, mode == ARM_JUMPS);
@@ -399,7 +399,8 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	}
 	pr_dbg("process %d: %zu probes armed, scratch at %" PRIxRADDR,
 	       p->pid, rt_plan_nprobes(plan), base);
-	rt_imageplan_debug_armed(plan, img->path, img->bias);
+	rt_imageplan_debug_armed(plan, img->path, img->bias,
+				 mode == ARM_JUMPS);
 	return 0;
 }
 
