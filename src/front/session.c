@@ -16,7 +16,6 @@
 
 #define PR_FMT "session"
 #define PR_DOMAIN RT_DOM_MAIN
-#include "rtrace/arm.h"
 #include "rtrace/calibrate.h"
 #include "rtrace/evlog.h"
 #include "rtrace/hooks.h"

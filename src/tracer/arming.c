@@ -29,22 +29,6 @@
 /* Scratch areas are kept this far inside what a jump reaches. */
 #define REACH_MARGIN 0x100000
 
-size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
-		       size_t **idx)
-{
-	size_t n = 0, count = rt_symbols_count(syms);
-	size_t *out = xmalloc((count + 1) * sizeof(*out));
-
-	for (size_t i = 0; i < count; i++) {
-		const struct rt_func *f = rt_symbols_func(syms, i);
-
-		if (rt_matcher_select(m, f->name, f->raw))
-			out[n++] = i;
-	}
-	*idx = out;
-	return n;
-}
-
 int rt_auxv_get(pid_t pid, uint64_t type, uint64_t *val)
 {
 	char path[64];
