@@ -88,6 +88,14 @@ int rt_imageplan_build(struct rt_symbols *syms, const size_t *idx, size_t n,
  * call" (a helper whose returns end frames that jumped into it); static. */
 const char *rt_imageplan_func_use(const struct rt_plan_func *pf);
 
+/* The plan of the dynamic linker @ld: the hook its _dl_debug_state() is,
+ * called each time the list of libraries changed (with --mem, to find
+ * those dlopen()ed).  Returns 0, -ENOENT without that function, or
+ * -errno; free the plan with rt_plan_put(). */
+int rt_imageplan_linker(const struct rt_symbols *ld,
+			const struct rt_imageplan_image *img,
+			struct rt_plan **plan);
+
 /* Prints, at debug level of the probes domain, each site of @plan as
  * armed in the image at @path loaded at @bias: its address less the bias
  * (as `rtrace -l` shows it), kind, whether it is a jump (@jumps: the

@@ -377,8 +377,8 @@ static void list_patched(const struct rt_probe *pr)
 		[RT_PATCH_RETARGET] = "re-aimed branch",
 	};
 
-	printf("      %s at %s %#llx", how[pr->patch_how], rt_imageplan_site_str(pr),
-	       (unsigned long long)pr->addr);
+	printf("      %s at %s %#llx", how[pr->patch_how],
+	       rt_imageplan_site_str(pr), (unsigned long long)pr->addr);
 	if (pr->relay_lo)
 		printf(", relay at %#llx", (unsigned long long)pr->relay_lo);
 	if (pr->patch_join) {

@@ -5,6 +5,7 @@
  * `rtrace -l` and the tracer build their plans here, so that the list
  * shows what a run arms.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,22 @@ int rt_imageplan_build(struct rt_symbols *syms, const size_t *idx, size_t n,
 	free(sp);
 	free(roles);
 	return err;
+}
+
+int rt_imageplan_linker(const struct rt_symbols *ld,
+			const struct rt_imageplan_image *img,
+			struct rt_plan **plan)
+{
+	long k = rt_symbols_find(ld, "_dl_debug_state");
+
+	*plan = NULL;
+	if (k < 0)
+		return -ENOENT;
+	return rt_plan_new(ld, &(struct rt_plan_request){
+				   .special = (size_t[]){ k },
+				   .roles = (uint8_t[]){ RT_ROLE_MODULES },
+				   .nspecial = 1, .bias = img->bias,
+				   .first_id = img->first_id }, plan);
 }
 
 const char *rt_imageplan_site_str(const struct rt_probe *pr)

@@ -245,7 +245,6 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 	struct rt_symbols *ld;
 	struct rt_plan *plan = NULL;
 	uint64_t base = 0;
-	long k;
 
 	if (!tr->cfg.mem || !interp || rt_auxv_get(p->pid, AT_BASE, &base) ||
 	    !base || rt_symbols_open(interp, RT_SYMS_QUIET, &ld)) {
@@ -253,13 +252,8 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 		       interp ? interp : "static");
 		return;
 	}
-	k = rt_symbols_find(ld, "_dl_debug_state");
-	if (k >= 0)
-		rt_plan_new(ld, &(struct rt_plan_request){
-				    .special = (size_t[]){ k },
-				    .roles = (uint8_t[]){ RT_ROLE_MODULES },
-				    .nspecial = 1, .bias = base,
-				    .first_id = tr->next_func_id },
+	rt_imageplan_linker(ld, &(struct rt_imageplan_image){
+				    .bias = base, .first_id = tr->next_func_id },
 			    &plan);
 	if (!plan) {
 		rt_symbols_free(ld);

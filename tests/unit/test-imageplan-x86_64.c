@@ -6,6 +6,7 @@
  * must stop keeps, and the load bias.  Role and jump-kind rules are also
  * checked on their own, against the table the options imply.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -235,5 +236,35 @@ TEST_CASE(count_only_probes_entries_at_the_bias)
 	TEST_TRUE(rt_plan_lookup(p, BASE + 5 + bias) != NULL);
 	TEST_EQ(rt_plan_lookup(p, BASE + 5 + bias)->kinds, RT_PROBE_EXIT);
 	rt_plan_put(p);
+	rt_symbols_free(s);
+}
+
+TEST_CASE(dynamic_linker_hook)
+{
+	static const struct fake_sym ld_syms[] = {
+		{ "_dl_debug_state", BASE, 6, false },
+	};
+	struct rt_symbols *ld = fake_elf_symbols(&(struct fake_elf){
+		.base = BASE, .code = code, .len = sizeof(code),
+		.syms = ld_syms, .nsyms = 1 });
+	struct rt_symbols *s = open_fake();
+	struct rt_plan *p = NULL;
+
+	TEST_TRUE(ld != NULL && s != NULL);
+	TEST_EQ(rt_imageplan_linker(ld, &(struct rt_imageplan_image){
+			.bias = 0x1000, .first_id = 5 }, &p), 0);
+	TEST_EQ(rt_plan_nfuncs(p), 1);
+	TEST_EQ(rt_plan_func(p, 0)->id, 5);
+	TEST_EQ(rt_plan_func(p, 0)->role, RT_ROLE_MODULES);
+	TEST_EQ(rt_plan_nprobes(p), 1);
+	TEST_EQ(rt_plan_probe(p, 0)->addr, BASE + 0x1000);
+	TEST_EQ(rt_plan_probe(p, 0)->kinds, RT_PROBE_ENTRY);
+	rt_plan_put(p);
+	p = NULL;
+	/* an image without the function has no hook */
+	TEST_EQ(rt_imageplan_linker(s, &(struct rt_imageplan_image){ 0 }, &p),
+		-ENOENT);
+	TEST_TRUE(p == NULL);
+	rt_symbols_free(ld);
 	rt_symbols_free(s);
 }
