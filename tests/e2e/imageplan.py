@@ -5,7 +5,7 @@
     imageplan.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
 
 For several fixtures and option sets (none, --mem, --engine trap,
---stack, --count, and a script whose `on` action makes a function stop at
+--stack, --count, --coverage, and a script whose `on` action makes a function stop at
 every hit), the sites `rtrace -l -v` names in the executable (each
 address, and whether it is a jump or a breakpoint) are compared with
 those the run arms there, as --debug=probes prints them at arm time.
@@ -31,9 +31,11 @@ FIXTURES = [
     ("hotloop", ["1000"], "hotloop::leaf"),
     ("memprof", [], None),
     ("tailcalls", ["100", "20"], "tailcalls::cond_jumper"),
+    ("inlined", ["100"], None),
+    ("customalloc", [], None),
 ]
 OPTION_SETS = [[], ["--mem"], ["--engine", "trap"], ["--stack", "4"],
-               ["--count"]]
+               ["--count"], ["--coverage"]]
 
 # "      jump at entry 0x144f0", "      hop at return 0x14505, relay at
 # 0x14520", "      breakpoint at tail jump 0x1450a: needs a stop"
