@@ -39,7 +39,7 @@ unsigned rt_imageplan_jump_kinds(const struct rt_imageplan_policy *pol)
 	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
 }
 
-/* ---- the allocator's entry points (--mem) ------------------------------- */
+/* ---- roles: the allocator (--mem), libc's signal and waiting calls --- */
 
 static const struct {
 	const char *name;       /* the last path component, or the symbol */
@@ -230,12 +230,13 @@ bool rt_imageplan_std_allocator(const struct rt_symbols *syms)
 	return std;
 }
 
+/* ---- the plan -------------------------------------------------------- */
 
 /*
  * The libraries are looked at when the program reaches its entry point:
  * the dynamic linker has mapped and relocated them by then, so that what
  * their PLT stubs lead to can be followed.  With --mem, later dlopens are
- * caught at the dynamic linker's hook (watch_libraries()).
+ * caught at the dynamic linker's hook (rt_imageplan_linker()).
  */
 static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
 			   uint8_t *roles, size_t *ns)
