@@ -15,11 +15,6 @@
 #include "rtrace/symbols.h"
 #include "rtrace/tasks.h"
 
-/* Indexes of the functions of @syms that @m selects, in address order, as a
- * new array the caller frees; returns the count. */
-size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
-		       size_t **idx);
-
 /* Entry @type (AT_ENTRY, AT_BASE...) of @pid's auxiliary vector: 0, or
  * -ENOENT when absent, -errno when unreadable (logged). */
 int rt_auxv_get(pid_t pid, uint64_t type, uint64_t *val);

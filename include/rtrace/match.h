@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 struct rt_matcher;
+struct rt_symbols;
 
 /* Checks that @glob is well formed; 0 or -EINVAL with *why set to a static
  * description of the problem. */
@@ -42,6 +43,11 @@ size_t rt_matcher_hits(const struct rt_matcher *m, size_t i);
 
 /* Resets every hit count to zero (before matching a new image). */
 void rt_matcher_reset(struct rt_matcher *m);
+
+/* Indexes of the functions of @syms that @m selects, in address order, as a
+ * new array the caller frees; returns the count. */
+size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
+		       size_t **idx);
 
 /* The crate a demangled name belongs to ("std" for "<std::x as y>::z"), as a
  * new string the caller frees, or NULL when the name has no path. */

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "rtrace/evlog.h"
+#include "rtrace/imageplan.h"
 #include "rtrace/match.h"
 #include "rtrace/symbols.h"
 
@@ -56,12 +57,8 @@ struct rt_tracer_config {
 					* entry, 0 for none */
 	bool mem;                      /* --mem: probe the allocator, in the
 					* executable and in the libraries */
-	bool blocking;                 /* probe libc's calls that may wait
-					* (not --no-blocked) */
-	bool inline_engine;            /* --engine inline: jumps to
-					* trampolines where provably safe */
-	struct rt_matcher *stop_at;    /* functions whose hits must stop
-					* (probe actions), or NULL */
+	/* what every image's plan holds, and which sites may be jumps */
+	struct rt_imageplan_policy plan;
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */
 	struct rt_symbols *first_syms;

@@ -16,10 +16,10 @@
 
 #define PR_FMT "session"
 #define PR_DOMAIN RT_DOM_MAIN
-#include "rtrace/arm.h"
 #include "rtrace/calibrate.h"
 #include "rtrace/evlog.h"
 #include "rtrace/hooks.h"
+#include "rtrace/imageplan.h"
 #include "rtrace/inlined.h"
 #include "rtrace/interim.h"
 #include "rtrace/launch.h"
@@ -352,13 +352,6 @@ static size_t count_refused_inlined(const struct rt_plan *plan)
 	return n;
 }
 
-static const char *site_name(const struct rt_probe *pr)
-{
-	if (pr->kinds & RT_PROBE_ENTRY)
-		return "entry";
-	return pr->kinds & RT_PROBE_EXIT ? "return" : "tail jump";
-}
-
 /* Whether the instructions a patched site moves to its trampoline end
  * with a call (whose return address is then the first byte after the
  * region, in the original code). */
@@ -384,8 +377,8 @@ static void list_patched(const struct rt_probe *pr)
 		[RT_PATCH_RETARGET] = "re-aimed branch",
 	};
 
-	printf("      %s at %s %#llx", how[pr->patch_how], site_name(pr),
-	       (unsigned long long)pr->addr);
+	printf("      %s at %s %#llx", how[pr->patch_how],
+	       rt_imageplan_site_str(pr), (unsigned long long)pr->addr);
 	if (pr->relay_lo)
 		printf(", relay at %#llx", (unsigned long long)pr->relay_lo);
 	if (pr->patch_join) {
@@ -398,11 +391,11 @@ static void list_patched(const struct rt_probe *pr)
 	putchar('\n');
 }
 
-/* With the inline engine: the sites that keep a breakpoint, and why, and
- * with -v how the others are patched (the entries of inlined calls are
- * listed with their instances). */
-static void list_breakpoints(const struct rt_plan *plan,
-			     const struct rt_plan_func *pf)
+/* The sites of the function (the entries of inlined calls are listed
+ * with their instances): with the jump engine those that keep a
+ * breakpoint, and why; with -v every one, and how it is probed. */
+static void list_sites(const struct rt_plan *plan,
+		       const struct rt_plan_func *pf, bool inl)
 {
 	for (size_t i = 0; i < rt_plan_nprobes(plan); i++) {
 		const struct rt_probe *pr = rt_plan_probe(plan, i);
@@ -410,12 +403,17 @@ static void list_breakpoints(const struct rt_plan *plan,
 		if (pr->func != pf->id || pr->kinds == RT_PROBE_INLINED ||
 		    pr->joined)
 			continue;
-		if (!pr->patch_len)
-			printf("      breakpoint at %s %#llx: %s\n",
-			       site_name(pr), (unsigned long long)pr->addr,
-			       rt_inline_why_str(pr->inline_why));
-		else if (rt_log_verbose > 0)
-			list_patched(pr);
+		if (pr->patch_len) {
+			if (rt_log_verbose > 0)
+				list_patched(pr);
+		} else if (inl || rt_log_verbose > 0) {
+			printf("      breakpoint at %s %#llx",
+			       rt_imageplan_site_str(pr),
+			       (unsigned long long)pr->addr);
+			if (inl)
+				printf(": %s", rt_inline_why_str(pr->inline_why));
+			putchar('\n');
+		}
 	}
 }
 
@@ -518,14 +516,22 @@ static void list_func(const struct rt_plan *plan,
 	if (fn->file)
 		printf("  (%s:%u)", fn->file, fn->line);
 	putchar('\n');
-	if (inl)
-		list_breakpoints(plan, pf);
+	list_sites(plan, pf, inl);
 	list_inlined(plan, pf);
 }
 
-/* Functions the list shows (not helpers), and how many are refused. */
-static size_t list_funcs(const struct rt_plan *plan, bool inl,
-			 size_t *refused)
+/* Whether @pf, at index @i of the plan, is probed for rtrace's own use
+ * rather than selected: the selected functions come first, @n of them,
+ * then those that exist only inlined. */
+static bool own_use(const struct rt_plan_func *pf, size_t i, size_t n)
+{
+	return i >= n && !pf->inlined_only;
+}
+
+/* Selected functions (@own false) or those probed for rtrace's own use,
+ * and how many of those shown are refused. */
+static size_t list_funcs(const struct rt_plan *plan, size_t n, bool own,
+			 bool inl, size_t *refused)
 {
 	size_t shown = 0;
 
@@ -533,9 +539,12 @@ static size_t list_funcs(const struct rt_plan *plan, bool inl,
 	for (size_t i = 0; i < rt_plan_nfuncs(plan); i++) {
 		const struct rt_plan_func *pf = rt_plan_func(plan, i);
 
-		if (pf->helper)
+		if (own_use(pf, i, n) != own)
 			continue;
 		list_func(plan, pf, inl);
+		if (own)
+			printf("      probed for rtrace: %s\n",
+			       rt_imageplan_func_use(pf));
 		shown++;
 		*refused += !!pf->why;
 	}
@@ -552,31 +561,44 @@ static size_t count_inlined_only(const struct rt_plan *plan)
 	return n;
 }
 
+/* The executable's bytes, as a process running it holds them before its
+ * dynamic linker ran: what a run plans with. */
+static int read_image_file(void *ctx, rt_raddr addr, void *buf, size_t len)
+{
+	return rt_symbols_read(ctx, addr, buf, len);
+}
+
+/* With -v: the functions probed for rtrace's own use. */
+static void list_own(const struct rt_plan *plan, size_t n, bool inl)
+{
+	size_t refused, shown;
+
+	if (rt_log_verbose < 1)
+		return;
+	printf("probed for rtrace's own use:\n");
+	shown = list_funcs(plan, n, true, inl, &refused);
+	printf("%zu probed, %zu cannot be probed\n", shown - refused, refused);
+}
+
 int rt_session_list(const struct rt_opts *o)
 {
 	struct target t = { 0 };
 	struct rt_plan *plan = NULL;
-	size_t refused, shown, only;
+	size_t refused = 0, shown, only;
 	int code = prepare(&t, o);
-	/* what a run would patch: not with --stack or --coverage */
-	bool inl = o->engine != RT_ENGINE_TRAP && !o->stack_depth &&
-		   !o->coverage;
-	bool *want;
+	struct rt_imageplan_policy pol = rt_imageplan_policy_of(o, t.stop_at);
+	/* what a run would patch */
+	bool inl = rt_imageplan_jump_kinds(&pol) != 0;
 
 	if (code)
 		goto out;
-	want = xcalloc(rt_symbols_count(t.syms) + 1, 1);
-	for (size_t i = 0; i < t.n; i++)
-		want[t.idx[i]] = true;
-	rt_symbols_load_lines(t.syms, want);
-	free(want);
-	rt_plan_new(t.syms, &(struct rt_plan_request){
-			    .idx = t.idx, .n = t.n, .inlined = t.inl,
-			    .inline_kinds = inl ? RT_PROBE_ENTRY | RT_PROBE_EXIT |
-							  RT_PROBE_TAIL : 0 },
-		    &plan);
+	rt_imageplan_build(t.syms, t.idx, t.n, t.inl, &pol,
+			   &(struct rt_imageplan_image){
+				   .exe = true, .read = read_image_file,
+				   .read_ctx = t.syms },
+			   &plan);
 	t.inl = NULL;  /* the plan's now */
-	only = count_inlined_only(plan);
+	only = plan ? count_inlined_only(plan) : 0;
 	printf("%zu of %zu function%s in %s selected by %s%s", t.n + only,
 	       rt_symbols_count(t.syms) + only,
 	       rt_s(rt_symbols_count(t.syms) + only), t.path, t.include.v[0],
@@ -585,15 +607,17 @@ int rt_session_list(const struct rt_opts *o)
 		printf(" (%zu of them exist only inlined)", only);
 	printf(":\n  %-12s %6s %5s %5s%s  %s\n", "address", "size", "exits",
 	       "tails", inl ? " jump   " : "", "function");
-	shown = list_funcs(plan, inl, &refused);
+	shown = plan ? list_funcs(plan, t.n, false, inl, &refused) : 0;
 	printf("%zu probed, %zu cannot be probed", shown - refused, refused);
-	if (rt_plan_ninlined(plan))
+	if (plan && rt_plan_ninlined(plan))
 		printf("; %zu inlined instance%s probed, %zu not",
 		       rt_plan_ninlined(plan) - count_refused_inlined(plan),
 		       rt_s(rt_plan_ninlined(plan) -
 			    count_refused_inlined(plan)),
 		       count_refused_inlined(plan));
 	putchar('\n');
+	if (plan)
+		list_own(plan, t.n, inl);
 	rt_plan_put(plan);
 out:
 	target_release(&t);
@@ -766,12 +790,10 @@ static struct rt_tracer_config tracer_config(const struct target *t,
 		.matcher = t->matcher, .follow = !o->no_follow,
 		.count_only = o->count_only, .coverage = o->coverage,
 		.stack_depth = o->stack_depth, .mem = o->mem,
-		.blocking = !o->no_blocked,
 		.exitkill = launched, .first_syms = t->syms,
 		.first_idx = t->idx, .first_n = t->n,
 		.first_inlined = t->inl, .inlined = o->inlined,
-		.inline_engine = o->engine != RT_ENGINE_TRAP,
-		.stop_at = t->stop_at,
+		.plan = rt_imageplan_policy_of(o, t->stop_at),
 		.on_hit = o->hooks ? o->hooks->on_hit : NULL,
 		.hit_ctx = o->hooks ? o->hooks->ctx : NULL,
 	};

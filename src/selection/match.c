@@ -22,6 +22,7 @@
 #define PR_DOMAIN RT_DOM_MATCH
 #include "rtrace/log.h"
 #include "rtrace/match.h"
+#include "rtrace/symbols.h"
 #include "rtrace/util.h"
 
 /* "<A as B>" nesting levels followed; 1 + 2 + 4 + 8 paths at most. */
@@ -414,4 +415,20 @@ char *rt_crate_of(const char *name)
 	if (!name || !crate_span(name, strlen(name), &crate, &len))
 		return NULL;
 	return xstrndup(crate, len);
+}
+
+size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
+		       size_t **idx)
+{
+	size_t n = 0, count = rt_symbols_count(syms);
+	size_t *out = xmalloc((count + 1) * sizeof(*out));
+
+	for (size_t i = 0; i < count; i++) {
+		const struct rt_func *f = rt_symbols_func(syms, i);
+
+		if (rt_matcher_select(m, f->name, f->raw))
+			out[n++] = i;
+	}
+	*idx = out;
+	return n;
 }

@@ -15,6 +15,7 @@
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
 #include "rtrace/arm.h"
+#include "rtrace/imageplan.h"
 #include "rtrace/guardian.h"
 #include "rtrace/inline.h"
 #include "rtrace/log.h"
@@ -27,22 +28,6 @@
 
 /* Scratch areas are kept this far inside what a jump reaches. */
 #define REACH_MARGIN 0x100000
-
-size_t rt_select_funcs(const struct rt_symbols *syms, struct rt_matcher *m,
-		       size_t **idx)
-{
-	size_t n = 0, count = rt_symbols_count(syms);
-	size_t *out = xmalloc((count + 1) * sizeof(*out));
-
-	for (size_t i = 0; i < count; i++) {
-		const struct rt_func *f = rt_symbols_func(syms, i);
-
-		if (rt_matcher_select(m, f->name, f->raw))
-			out[n++] = i;
-	}
-	*idx = out;
-	return n;
-}
 
 int rt_auxv_get(pid_t pid, uint64_t type, uint64_t *val)
 {
@@ -360,6 +345,7 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 		 int *deferred_sig)
 {
 	struct rt_plan *plan = img->plan;
+	enum arm_mode mode = ARM_TRAPS;
 	const uint8_t *code;
 	rt_raddr base;
 	size_t len;
@@ -380,12 +366,11 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	if (!err && img == p->img)
 		start_inline(p, plan, tid, deferred_sig);
 	if (!err) {
-		enum arm_mode mode = p->ia && (img == p->img ||
-					       rt_plan_recorder(plan) ==
-						       rt_inline_recorder(p->ia))
-					     ? ARM_JUMPS
-					     : ARM_TRAPS;
-
+		mode = p->ia && (img == p->img ||
+				 rt_plan_recorder(plan) ==
+					 rt_inline_recorder(p->ia))
+			       ? ARM_JUMPS
+			       : ARM_TRAPS;
 		/* the guardian hears of the breakpoints before they are
 		 * written: rtrace may die in between */
 		rt_guardian_armed(p, plan, mode == ARM_JUMPS);
@@ -398,6 +383,8 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	}
 	pr_dbg("process %d: %zu probes armed, scratch at %" PRIxRADDR,
 	       p->pid, rt_plan_nprobes(plan), base);
+	rt_imageplan_debug_armed(plan, img->path, img->bias,
+				 mode == ARM_JUMPS);
 	return 0;
 }
 

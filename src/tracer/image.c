@@ -14,6 +14,7 @@
 #define PR_FMT "image"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
+#include "rtrace/imageplan.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
@@ -175,177 +176,13 @@ static int load_image(struct rt_tracer *tr, struct rt_process *p,
 	return 0;
 }
 
-/* ---- the allocator's entry points (--mem) ------------------------------- */
-
-static const struct {
-	const char *name;       /* the last path component, or the symbol */
-	bool rust;              /* a Rust global-allocator shim */
-	uint8_t role;
-} allocator[] = {
-	{ "__rust_alloc", true, RT_ROLE_ALLOC },
-	{ "__rust_alloc_zeroed", true, RT_ROLE_ALLOC },
-	{ "__rust_realloc", true, RT_ROLE_REALLOC_RUST },
-	{ "__rust_dealloc", true, RT_ROLE_FREE },
-	{ "malloc", false, RT_ROLE_ALLOC },
-	{ "calloc", false, RT_ROLE_CALLOC },
-	{ "realloc", false, RT_ROLE_REALLOC },
-	{ "free", false, RT_ROLE_FREE },
-	{ "posix_memalign", false, RT_ROLE_MEMALIGN },
-	{ "aligned_alloc", false, RT_ROLE_ALLOC_ALIGNED },
-	{ "memalign", false, RT_ROLE_ALLOC_ALIGNED },
-};
-
-/* The role of function @fn as an allocator entry point, or 0.  Rust's
- * shims are "__rustc::__rust_alloc" under v0 mangling, "__rust_alloc"
- * before; libc's functions are plain C symbols. */
-static uint8_t allocator_role(const struct rt_func *fn)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(allocator); i++) {
-		const char *n = allocator[i].name;
-		size_t ln = strlen(n), lf = strlen(fn->name);
-
-		if (allocator[i].rust ?
-			    strcmp(fn->name, n) == 0 ||
-				    (lf > ln + 2 &&
-				     strncmp(fn->name + lf - ln - 2, "::", 2) == 0 &&
-				     strcmp(fn->name + lf - ln, n) == 0) :
-			    rt_func_named(fn, n))
-			return allocator[i].role;
-	}
-	return 0;
-}
-
-/* libc's calls that set SIGTRAP's action or mask, and those that call
- * them (signal(), sigset(), sigprocmask(), siglongjmp()...), by the
- * entry they all reach (sigtrap.h). */
-static const struct {
-	const char *name;
-	uint8_t role;
-} signal_calls[] = {
-	{ "sigaction", RT_ROLE_SIGACTION },
-	{ "pthread_sigmask", RT_ROLE_SIGMASK },
-};
-
-/* The role of @fn as one of those, or 0.  Global symbols only: the
- * dynamic linker has a sigaction of its own, which programs never call. */
-static uint8_t signal_role(const struct rt_func *fn)
-{
-	for (size_t i = 0; fn->global && i < ARRAY_SIZE(signal_calls); i++)
-		if (rt_func_named(fn, signal_calls[i].name))
-			return signal_calls[i].role;
-	return 0;
-}
-
-/*
- * libc's calls that may wait for something other than the CPU: sleeps,
- * futexes (Rust's std makes its futex waits, those of thread::park,
- * Mutex, Condvar, JoinHandle::join and thread::scope, through syscall()),
- * joins, reads, sockets, polls and waits for children.  Their time is the
- * calling function's blocked time, not its own (docs/how-it-works.md).
- * Global symbols only, of libc and libpthread: another library's "read"
- * is not libc's.
- */
-static const char *const blocking_calls[] = {
-	"nanosleep", "clock_nanosleep", "usleep", "sleep", "pause",
-	"syscall", "pthread_join", "pthread_cond_wait",
-	"pthread_cond_timedwait", "pthread_cond_clockwait", "sem_wait",
-	"sem_timedwait", "sem_clockwait", "read", "readv", "pread64",
-	"preadv", "recv", "recvfrom", "recvmsg", "accept", "accept4",
-	"connect", "poll", "ppoll", "select", "pselect", "epoll_wait",
-	"epoll_pwait", "wait4", "waitpid", "waitid", "flock",
-	"sigwaitinfo", "sigtimedwait",
-};
-
-/* Whether the image at @path is libc or libpthread (glibc's, musl's). */
-static bool is_libc(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return !strncmp(base, "libc.", 5) || !strncmp(base, "libc-", 5) ||
-	       !strncmp(base, "libpthread.", 11) ||
-	       !strncmp(base, "libpthread-", 11);
-}
-
-static uint8_t blocking_role(const struct rt_func *fn)
-{
-	for (size_t i = 0; fn->global && i < ARRAY_SIZE(blocking_calls); i++)
-		if (rt_func_named(fn, blocking_calls[i]))
-			return RT_ROLE_BLOCKING;
-	return 0;
-}
-
-/* Symbol indexes and roles of the functions of @syms probed for a role:
- * the allocator's entry points with --mem (@mem), libc's signal calls
- * always, libc's blocking calls with @blocking. */
-static size_t find_special(const struct rt_symbols *syms, bool mem,
-			   bool blocking, size_t **idx, uint8_t **roles)
-{
-	/* room for two of each, and for the entry hook */
-	const size_t room = (ARRAY_SIZE(allocator) +
-			     ARRAY_SIZE(signal_calls) +
-			     ARRAY_SIZE(blocking_calls)) * 2;
-	size_t n = 0;
-
-	blocking = blocking && is_libc(rt_symbols_path(syms));
-	*idx = xmalloc((room + 1) * sizeof(**idx));
-	*roles = xmalloc(room + 1);
-	for (size_t i = 0; i < rt_symbols_count(syms); i++) {
-		const struct rt_func *fn = rt_symbols_func(syms, i);
-		uint8_t role = mem ? allocator_role(fn) : 0;
-
-		if (!role)
-			role = signal_role(fn);
-		if (!role && blocking)
-			role = blocking_role(fn);
-		if (role && n < room) {
-			(*idx)[n] = i;
-			(*roles)[n++] = role;
-		}
-	}
-	return n;
-}
-
-/*
- * Rust's __rust_alloc shim calls (or jumps to) the global allocator: std's
- * __rdl_alloc, or the alloc method of the program's own #[global_allocator]
- * (which the optimiser may also inline into the shim).  The shim is what
- * is probed either way; the log names a custom allocator (a row of its own,
- * not probed) so that the report can say which it was.
- */
-static bool shim_uses_std(const struct rt_symbols *syms)
-{
-	long k = rt_symbols_find(syms, "__rustc::__rust_alloc");
-	const struct rt_func *fn;
-	rt_insn_vec insns = { 0 };
-	uint8_t code[512];
-	bool std = false;
-
-	if (k < 0)
-		k = rt_symbols_find(syms, "__rust_alloc");
-	fn = k >= 0 ? rt_symbols_func(syms, k) : NULL;
-	if (!fn || fn->size > sizeof(code) ||
-	    rt_symbols_read(syms, fn->addr, code, fn->size))
-		return true;  /* no shim: nothing to say */
-	rt_arch_decode(code, fn->size, fn->addr, &insns);
-	vec_for_each(&insns, in) {
-		const struct rt_func *to = in->target ?
-			rt_symbols_lookup(syms, in->target) : NULL;
-
-		std |= (in->cls == RT_INSN_CALL || in->cls == RT_INSN_JMP) &&
-		       to && strstr(to->name, "__rdl_alloc");
-	}
-	vec_free(&insns);
-	return std;
-}
-
 static void note_global_allocator(struct rt_tracer *tr,
 				  const struct rt_symbols *syms, rt_raddr bias)
 {
 	static const char impl[] = " as core::alloc::global::GlobalAlloc>::alloc";
 	const struct rt_func *found = NULL;
 
-	if (shim_uses_std(syms))
+	if (rt_imageplan_std_allocator(syms))
 		return;
 	for (size_t i = 0; i < rt_symbols_count(syms) && !found; i++) {
 		const struct rt_func *fn = rt_symbols_func(syms, i);
@@ -367,53 +204,9 @@ static void note_global_allocator(struct rt_tracer *tr,
 
 /* ---- images ---------------------------------------------------------- */
 
-static void load_lines(struct rt_symbols *syms, const size_t *idx, size_t n)
-{
-	bool *want = xcalloc(rt_symbols_count(syms) + 1, 1);
-
-	for (size_t i = 0; i < n; i++)
-		want[idx[i]] = true;
-	rt_symbols_load_lines(syms, want);
-	free(want);
-}
-
 static int read_mem(void *ctx, rt_raddr addr, void *buf, size_t len)
 {
 	return rt_mem_read(ctx, addr, buf, len);
-}
-
-/*
- * The libraries are looked at when the program reaches its entry point:
- * the dynamic linker has mapped and relocated them by then, so that what
- * their PLT stubs lead to can be followed.  With --mem, later dlopens are
- * caught at the dynamic linker's hook (watch_libraries()).
- */
-static void add_entry_hook(const struct rt_symbols *syms, size_t *sp,
-			   uint8_t *roles, size_t *ns)
-{
-	long k = rt_symbols_index_at(syms, rt_symbols_entry(syms));
-
-	if (k < 0)
-		return;
-	sp[*ns] = k;
-	roles[(*ns)++] = RT_ROLE_MODULES;
-}
-
-/* What the inline engine may patch: the executable's traced functions
- * and the libraries' blocking calls (patchsite.c keeps the other roles
- * breakpoints), unless each hit needs a stop (call stacks are unwound,
- * coverage takes probes out). */
-static unsigned inline_kinds(const struct rt_tracer *tr)
-{
-	if (!tr->cfg.inline_engine || tr->cfg.stack_depth ||
-	    tr->cfg.coverage)
-		return 0;
-	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
-}
-
-static bool must_stop(void *ctx, const struct rt_func *fn)
-{
-	return rt_matcher_select(ctx, fn->name, fn->raw);
 }
 
 /* The plan for @syms at @bias in @p: the selected functions @idx[0..n),
@@ -425,41 +218,16 @@ static int plan_image(struct rt_tracer *tr, struct rt_process *p,
 		      struct rt_inlined *inl, rt_raddr bias, bool exe,
 		      struct rt_plan **plan)
 {
-	size_t *sp = NULL, ns = 0;
-	uint8_t *roles = NULL;
-	int err = 0;
+	int err = rt_imageplan_build(syms, idx, n, inl, &tr->cfg.plan,
+				     &(struct rt_imageplan_image){
+					     .exe = exe, .bias = bias,
+					     .read = read_mem,
+					     .read_ctx = p->mem,
+					     .first_id = tr->next_func_id },
+				     plan);
 
-	ns = find_special(syms, tr->cfg.mem, tr->cfg.blocking &&
-				  !tr->cfg.count_only && !tr->cfg.coverage,
-			  &sp, &roles);
-	if (exe && (tr->cfg.mem ||
-		    (rt_symbols_interp(syms) && n + rt_inlined_nfuncs(inl))))
-		add_entry_hook(syms, sp, roles, &ns);
-	*plan = NULL;
-	if (n + ns + rt_inlined_nfuncs(inl)) {
-		load_lines(syms, idx, n);
-		err = rt_plan_new(syms, &(struct rt_plan_request){
-					  .idx = idx, .n = n, .bias = bias,
-					  .special = sp, .roles = roles,
-					  .nspecial = ns, .read = read_mem,
-					  .read_ctx = p->mem,
-					  .first_id = tr->next_func_id,
-					  .kinds = tr->cfg.count_only ||
-							   tr->cfg.coverage ?
-						   RT_PROBE_ENTRY : 0,
-					  .inline_kinds = inline_kinds(tr),
-					  .must_stop = tr->cfg.stop_at ?
-							       must_stop : NULL,
-					  .must_stop_ctx = tr->cfg.stop_at,
-					  .inlined = inl },
-				  plan);
-		inl = NULL;  /* the plan's now */
-	}
-	rt_inlined_free(inl);
 	if (*plan)
 		tr->next_func_id += rt_plan_nfuncs(*plan);
-	free(sp);
-	free(roles);
 	return err;
 }
 
@@ -477,7 +245,6 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 	struct rt_symbols *ld;
 	struct rt_plan *plan = NULL;
 	uint64_t base = 0;
-	long k;
 
 	if (!tr->cfg.mem || !interp || rt_auxv_get(p->pid, AT_BASE, &base) ||
 	    !base || rt_symbols_open(interp, RT_SYMS_QUIET, &ld)) {
@@ -485,13 +252,8 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 		       interp ? interp : "static");
 		return;
 	}
-	k = rt_symbols_find(ld, "_dl_debug_state");
-	if (k >= 0)
-		rt_plan_new(ld, &(struct rt_plan_request){
-				    .special = (size_t[]){ k },
-				    .roles = (uint8_t[]){ RT_ROLE_MODULES },
-				    .nspecial = 1, .bias = base,
-				    .first_id = tr->next_func_id },
+	rt_imageplan_linker(ld, &(struct rt_imageplan_image){
+				    .bias = base, .first_id = tr->next_func_id },
 			    &plan);
 	if (!plan) {
 		rt_symbols_free(ld);
