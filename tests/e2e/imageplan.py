@@ -22,9 +22,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import runtest  # noqa: E402  (its fixture builds)
-
-FAILED = []
+import driver  # noqa: E402
+import runtest  # noqa: E402  (its list format)
+from driver import row  # noqa: E402
 
 # fixture, its arguments (a short run), a function a script makes stop
 FIXTURES = [
@@ -46,12 +46,6 @@ JOINED = re.compile(r"with the return at (0x[0-9a-f]+)")
 INLINED = re.compile(r"\b(at|ends at) (0x[0-9a-f]+): (jump|breakpoint)")
 ARMED = re.compile(r"^rtrace: probes: armed (\S+) (0x[0-9a-f]+) "
                    r"(?:entry|return|tail jump|inlined) (jump|breakpoint): ")
-
-
-def row(name, ok, detail=""):
-    print("%-72s %s  %s" % (name, "OK" if ok else "NG", detail))
-    if not ok:
-        FAILED.append(name)
 
 
 def run(cmd, cwd=None):
@@ -157,8 +151,8 @@ def check_stop(opts, fixture, exe, args, func, tmp):
 
 def body(opts, exe, tmp):
     for fixture, args, func in FIXTURES:
-        b = runtest.Build("3", False)
-        runtest.build_fixture(opts, fixture, b)
+        b = driver.Build("3", False)
+        driver.build_fixture(opts, fixture, b)
         if b.error:
             row("build %s -O3" % fixture, False, b.error)
             continue
@@ -168,5 +162,5 @@ def body(opts, exe, tmp):
 
 
 if __name__ == "__main__":
-    sys.exit(runtest.side_main(__doc__, "hotloop", body, FAILED, opt="3",
-                               with_opts=True))
+    sys.exit(driver.side_main(__doc__, "hotloop", body, opt="3",
+                              with_opts=True))
