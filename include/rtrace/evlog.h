@@ -17,7 +17,7 @@
 
 #include "rtrace/raddr.h"
 
-#define RT_EVLOG_VERSION 1
+#define RT_EVLOG_VERSION 2
 
 enum rt_event_kind {
 	RT_EV_ENTRY = 1,        /* a function was entered */
@@ -184,7 +184,13 @@ struct rt_log_end {
 	uint32_t how;            /* enum rt_log_end_how */
 	uint64_t stops;          /* ptrace stops handled */
 	uint64_t events;         /* events recorded */
-	uint64_t dropped;        /* events lost (write errors) */
+	uint64_t dropped;        /* events lost (write errors, disk guard) */
+	uint32_t flags;          /* RT_END_* */
+};
+
+enum rt_log_end_flags {
+	RT_END_SPACE = 1 << 0,   /* recording stopped early: the disk guard
+				  * found too little space left */
 };
 
 /* ---- writer ---------------------------------------------------------- */
@@ -240,6 +246,12 @@ uint64_t rt_evlog_size(const struct rt_evlog_writer *w);
  * Suitable for rt_log_end.events and .dropped. */
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);
+
+/* Whether the disk guard stopped recording events: the space left where
+ * the log goes fell to its reserve (2 % of the file system, within 2 MiB
+ * and 1 GiB).  It warns once; later events count as dropped, and the end
+ * block carries RT_END_SPACE. */
+bool rt_evlog_space_cut(const struct rt_evlog_writer *w);
 
 /* Writes buffered events, then @end if non-NULL, closes and frees.  Returns
  * 0 or the first write error (-errno); accepts NULL. */
