@@ -225,13 +225,14 @@ static uint64_t packed_within(const uint8_t *p, size_t n)
 	return count;
 }
 
-/* Whole events in the first @done bytes of staged blocks @buf: the events
- * a reader finds in a log cut there. */
-static uint64_t events_within(const uint8_t *buf, size_t len, size_t done)
+/* Whole events in the first @done bytes of @buf, where blocks are staged
+ * from @head to @len: the events a reader finds in a log cut there. */
+static uint64_t events_within(const uint8_t *buf, size_t head, size_t len,
+			      size_t done)
 {
 	uint64_t n = 0;
 
-	for (size_t at = 0; at + BLOCK_HDR <= len;) {
+	for (size_t at = head; at + BLOCK_HDR <= len;) {
 		uint32_t type = get_u32(buf + at), size = get_u32(buf + at + 4);
 		size_t body = at + BLOCK_HDR;
 
@@ -335,7 +336,7 @@ static int flush(struct rt_evlog_writer *w)
 	w->bytes += done;
 	if (rc < 0) {
 		/* what did reach the file is in the log: count it there */
-		saved = MIN(events_within(w->buf, w->len, done), w->pending);
+		saved = MIN(events_within(w->buf, w->head, w->len, done), w->pending);
 		w->written += saved;
 		w->pending -= saved;
 		write_failed(w, rc);
