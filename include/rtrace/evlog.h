@@ -3,9 +3,11 @@
  * The event log: a self-describing binary file.  A 16-byte file header
  * (magic, format version) is followed by blocks, each a type and a length:
  * the session block (clock, per-stop cost, command line), function tables,
- * thread and process names, event blocks of fixed-size records, and an end
- * block.  Events are buffered and written in large blocks.  A log cut short
- * by a crash is readable up to its last whole event.  docs/log-format.md
+ * thread and process names, event blocks, and an end block.  Version 2
+ * packs events (a tag byte and varints, per-thread differences); version 1
+ * has 40-byte records, still read, and written with RTRACE_LOG_VERSION=1.
+ * Events are buffered and written in large blocks.  A log cut short by a
+ * crash is readable up to its last whole event.  docs/log-format.md
  * describes every field.
  */
 #ifndef RTRACE_EVLOG_H
@@ -35,7 +37,8 @@ enum rt_event_kind {
 				 * before it (a reallocation's pointer) */
 };
 
-/* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */
+/* One raw event as the tracer saw it; on disk, 40 bytes little-endian in
+ * format version 1, packed in version 2. */
 struct rt_event {
 	uint64_t ts;      /* CLOCK_MONOTONIC ns */
 	uint64_t sp;      /* stack pointer at the site */
