@@ -1295,6 +1295,42 @@ TEST_CASE(packed_by_hand)
 	tmpdir_free(dir);
 }
 
+/* A tid that names another process (reused after its thread ended) and
+ * more threads than a block holds: the writer starts new blocks, and
+ * every event reads back as written. */
+TEST_CASE(packed_new_blocks)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/reuse.rtrace", dir);
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	struct rt_event ev;
+	uint64_t n = 0, bad = 0;
+
+	TEST_EQ(rt_evlog_create(path, NULL, &w), 0);
+	for (uint32_t i = 0; i < 3000; i++) {
+		ev = (struct rt_event){ .ts = 5000 + i, .sp = 0x7000 - i,
+					.tid = i < 1000 ? 7 : i, .pid = i % 3,
+					.func = i % 7, .kind = RT_EV_ENTRY,
+					.nstops = 1 };
+		rt_evlog_append(w, &ev);
+	}
+	TEST_EQ(rt_evlog_close(w, NULL), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	while (rt_evlog_next(r, &ev) == 1) {
+		bad += ev.ts != 5000 + n || ev.sp != 0x7000 - n ||
+		       ev.tid != (n < 1000 ? 7 : n) || ev.pid != n % 3 ||
+		       ev.func != n % 7;
+		n++;
+	}
+	TEST_EQ(n, 3000);
+	TEST_EQ(bad, 0);
+	TEST_TRUE(!rt_evlog_cut(r));
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
 static void expect_bad_packed(T_ARGS, const char *dir, const void *p,
 			      size_t n, const char *text)
 {
