@@ -3,9 +3,11 @@
  * The event log: a self-describing binary file.  A 16-byte file header
  * (magic, format version) is followed by blocks, each a type and a length:
  * the session block (clock, per-stop cost, command line), function tables,
- * thread and process names, event blocks of fixed-size records, and an end
- * block.  Events are buffered and written in large blocks.  A log cut short
- * by a crash is readable up to its last whole event.  docs/log-format.md
+ * thread and process names, event blocks, and an end block.  Version 2
+ * packs events (a tag byte and varints, per-thread differences); version 1
+ * has 40-byte records, still read, and written with RTRACE_LOG_VERSION=1.
+ * Events are buffered and written in large blocks.  A log cut short by a
+ * crash is readable up to its last whole event.  docs/log-format.md
  * describes every field.
  */
 #ifndef RTRACE_EVLOG_H
@@ -17,7 +19,7 @@
 
 #include "rtrace/raddr.h"
 
-#define RT_EVLOG_VERSION 1
+#define RT_EVLOG_VERSION 2
 
 enum rt_event_kind {
 	RT_EV_ENTRY = 1,        /* a function was entered */
@@ -35,7 +37,8 @@ enum rt_event_kind {
 				 * before it (a reallocation's pointer) */
 };
 
-/* One raw event as the tracer saw it; 40 bytes on disk, little-endian. */
+/* One raw event as the tracer saw it; on disk, 40 bytes little-endian in
+ * format version 1, packed in version 2. */
 struct rt_event {
 	uint64_t ts;      /* CLOCK_MONOTONIC ns */
 	uint64_t sp;      /* stack pointer at the site */
@@ -184,7 +187,13 @@ struct rt_log_end {
 	uint32_t how;            /* enum rt_log_end_how */
 	uint64_t stops;          /* ptrace stops handled */
 	uint64_t events;         /* events recorded */
-	uint64_t dropped;        /* events lost (write errors) */
+	uint64_t dropped;        /* events lost (write errors, disk guard) */
+	uint32_t flags;          /* RT_END_* */
+};
+
+enum rt_log_end_flags {
+	RT_END_SPACE = 1 << 0,   /* recording stopped early: the disk guard
+				  * found too little space left */
 };
 
 /* ---- writer ---------------------------------------------------------- */
@@ -240,6 +249,12 @@ uint64_t rt_evlog_size(const struct rt_evlog_writer *w);
  * Suitable for rt_log_end.events and .dropped. */
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);
+
+/* Whether the disk guard stopped recording events: the space left where
+ * the log goes fell to its reserve (2 % of the file system, within 2 MiB
+ * and 1 GiB).  It warns once; later events count as dropped, and the end
+ * block carries RT_END_SPACE. */
+bool rt_evlog_space_cut(const struct rt_evlog_writer *w);
 
 /* Writes buffered events, then @end if non-NULL, closes and frees.  Returns
  * 0 or the first write error (-errno); accepts NULL. */

@@ -895,7 +895,7 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 
 static void print_summary(const struct rt_opts *o, const struct target *t,
 			  const struct run_result *res, uint64_t events,
-			  uint64_t dropped)
+			  uint64_t dropped, bool space_cut)
 {
 	char c[32], e[32];
 
@@ -910,7 +910,11 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		rt_fmt_count(e, sizeof(e), events), rt_s(events),
 		(unsigned long long)res->st.threads, rt_s(res->st.threads),
 		o->log_path);
-	if (dropped)
+	if (space_cut)
+		fprintf(stderr, "rtrace: the log is cut for space (disk "
+			"space ran low, recording stopped early); its report "
+			"covers what was recorded\n");
+	else if (dropped)
 		fprintf(stderr, "rtrace: the log is cut short (a write "
 			"failed); its report covers what was written\n");
 	if (res->st.inline_dropped || res->st.inline_damaged)
@@ -1017,7 +1021,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
-		      uint64_t *events, uint64_t *dropped)
+		      uint64_t *events, uint64_t *dropped, bool *space_cut)
 {
 	struct rt_log_end end = {
 		.end_ns = now_ns(), .status = res->status,
@@ -1030,6 +1034,7 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 
 	*events = end.events;
 	*dropped = end.dropped;
+	*space_cut = rt_evlog_space_cut(w);
 	return rt_evlog_close(w, &end);
 }
 
@@ -1044,6 +1049,7 @@ int rt_session_record(const struct rt_opts *o)
 	struct run_result res = { 0 };
 	struct rt_stop_cost cost;
 	uint64_t events = 0, dropped = 0;
+	bool space_cut = false;
 	int code = prepare(&t, o);
 
 	rt_stopsig_reset();
@@ -1060,14 +1066,14 @@ int rt_session_record(const struct rt_opts *o)
 		code = launch_and_trace(&t, o, &cost, &w, &res);
 	rt_fault("ended");
 	if (w)
-		finish_log(w, &res, &events, &dropped);
+		finish_log(w, &res, &events, &dropped, &space_cut);
 	if (code)
 		goto out;
 	/* a program rtrace launched gives its status; one it left running,
 	 * or joined and left, gives none */
 	code = res.ended && !o->attach_pid ? rt_waitstatus_shell_code(res.status)
 	       : res.ended || res.detached ? RT_EXIT_OK : RT_EXIT_TRACE;
-	print_summary(o, &t, &res, events, dropped);
+	print_summary(o, &t, &res, events, dropped, space_cut);
 	if (o->stats)
 		print_stats(&res, events);
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #define PR_FMT "evlog"
@@ -24,6 +25,8 @@
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
+
+#include "packed.h"
 
 /* ---- the format ------------------------------------------------------- */
 
@@ -41,6 +44,7 @@ enum block_type {
 	BLK_PROCESS = 5,
 	BLK_END = 6,
 	BLK_STACK = 7,
+	BLK_PACKED = 8,		/* version 2: packed events */
 };
 
 #define STR_NONE UINT32_MAX	/* string length that stands for NULL */
@@ -48,7 +52,7 @@ enum block_type {
 #define META_MAX (1u << 30)	/* longer non-event blocks are malformed */
 #define SESSION_FIXED 32
 #define FUNC_FIXED 28
-#define END_LEN 40
+#define END_LEN 44
 
 /* Writer staging buffer and reader window: one event block at most. */
 #define IO_BUF (1u << 20)
@@ -148,6 +152,8 @@ static const char *block_name(uint32_t type)
 		return "end";
 	case BLK_STACK:
 		return "stack";
+	case BLK_PACKED:
+		return "packed event";
 	}
 	return "unknown";
 }
@@ -173,6 +179,11 @@ struct rt_evlog_writer {
 	int err;		/* first write error, -errno */
 	uint64_t write_ns;	/* time spent in write(2) so far */
 	uint64_t bytes;		/* handed to the file so far */
+	uint32_t version;	/* of the format written */
+	size_t head;		/* file header bytes at buf, not yet written */
+	uint64_t reserve;	/* disk guard: bytes kept free; 0 = off */
+	bool space_cut;		/* the guard stopped recording events */
+	struct pk_state *pk;	/* version 2: the open block's codec */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -197,13 +208,31 @@ static void close_events(struct rt_evlog_writer *w)
 	w->evlim = 0;
 }
 
-/* Whole event records in the first @done bytes of staged blocks @buf: the
- * events a reader finds in a log cut there. */
-static uint64_t events_within(const uint8_t *buf, size_t len, size_t done)
+/* Whole packed events in the first @n bytes of a block's payload. */
+static uint64_t packed_within(const uint8_t *p, size_t n)
+{
+	struct pk_state *s = xcalloc(1, sizeof(*s));
+	struct rt_event ev;
+	uint64_t count = 0;
+	const char *why;
+	long got;
+
+	pk_reset(s);
+	for (size_t at = 0; (got = pk_decode(s, p + at, p + n, &ev, &why)) > 0;
+	     at += got)
+		count++;
+	free(s);
+	return count;
+}
+
+/* Whole events in the first @done bytes of @buf, where blocks are staged
+ * from @head to @len: the events a reader finds in a log cut there. */
+static uint64_t events_within(const uint8_t *buf, size_t head, size_t len,
+			      size_t done)
 {
 	uint64_t n = 0;
 
-	for (size_t at = 0; at + BLOCK_HDR <= len;) {
+	for (size_t at = head; at + BLOCK_HDR <= len;) {
 		uint32_t type = get_u32(buf + at), size = get_u32(buf + at + 4);
 		size_t body = at + BLOCK_HDR;
 
@@ -211,9 +240,83 @@ static uint64_t events_within(const uint8_t *buf, size_t len, size_t done)
 			break;
 		if (type == BLK_EVENTS)
 			n += (MIN(body + size, done) - body) / RT_EVENT_SIZE;
+		else if (type == BLK_PACKED)
+			n += packed_within(buf + body,
+					   MIN(body + size, done) - body);
 		at = body + size;
 	}
 	return n;
+}
+
+/*
+ * The disk guard.  A log that fills its file system takes the program's
+ * own files down with it, and leaves no room for the end block.  So the
+ * writer keeps a reserve free (2 % of the file system, within 2 MiB and
+ * 1 GiB) and stops recording events before writing into it.  A flush
+ * writes at most IO_BUF bytes past a check, well inside the reserve.
+ */
+#define RESERVE_MIN (2ull << 20)
+#define RESERVE_MAX (1ull << 30)
+
+static void guard_init(struct rt_evlog_writer *w)
+{
+	struct statvfs st;
+	uint64_t total;
+
+	/* a file system that tells no size (a pipe, /dev/null) is not
+	 * guarded */
+	if (fstatvfs(w->fd, &st) < 0 || !st.f_blocks)
+		return;
+	total = (uint64_t)st.f_blocks * st.f_frsize;
+	w->reserve = MIN(MAX(total / 50, RESERVE_MIN), RESERVE_MAX);
+}
+
+/* Bytes free for @w's file, or UINT64_MAX when not known. */
+static uint64_t space_left(const struct rt_evlog_writer *w)
+{
+	struct statvfs st;
+
+	if (fstatvfs(w->fd, &st) < 0)
+		return UINT64_MAX;
+	return (uint64_t)st.f_bavail * st.f_frsize;
+}
+
+/* Takes the event blocks out of the staged bytes; tables stay. */
+static void drop_staged_events(struct rt_evlog_writer *w)
+{
+	size_t out = w->head, at = w->head;
+
+	while (at + BLOCK_HDR <= w->len) {
+		uint32_t type = get_u32(w->buf + at);
+		size_t end = at + BLOCK_HDR + get_u32(w->buf + at + 4);
+
+		if (type != BLK_EVENTS && type != BLK_PACKED) {
+			memmove(w->buf + out, w->buf + at, end - at);
+			out += end - at;
+		}
+		at = end;
+	}
+	w->len = out;
+	w->dropped += w->pending;
+	w->pending = 0;
+}
+
+/* Before @n staged bytes go out: stops recording events, once, when they
+ * would leave less than the reserve free. */
+static void guard_check(struct rt_evlog_writer *w, size_t n)
+{
+	uint64_t left;
+
+	if (!w->reserve || w->space_cut)
+		return;
+	left = space_left(w);
+	if (left >= w->reserve && left - w->reserve >= n)
+		return;
+	w->space_cut = true;
+	pr_warn("disk space is low where the log goes (%.1f MiB left, "
+		"%.1f MiB kept free): recording stops here, the program runs "
+		"on", left / 1048576.0, w->reserve / 1048576.0);
+	drop_staged_events(w);
 }
 
 static int flush(struct rt_evlog_writer *w)
@@ -225,6 +328,7 @@ static int flush(struct rt_evlog_writer *w)
 	close_events(w);
 	if (w->err || !w->len)
 		return w->err;
+	guard_check(w, w->len);
 	rt_fault("flush");
 	t0 = now_ns();
 	rc = write_all_done(w->fd, w->buf, w->len, &done);
@@ -232,13 +336,13 @@ static int flush(struct rt_evlog_writer *w)
 	w->bytes += done;
 	if (rc < 0) {
 		/* what did reach the file is in the log: count it there */
-		saved = MIN(events_within(w->buf, w->len, done), w->pending);
+		saved = MIN(events_within(w->buf, w->head, w->len, done), w->pending);
 		w->written += saved;
 		w->pending -= saved;
 		write_failed(w, rc);
 		return rc;
 	}
-	w->len = 0;
+	w->len = w->head = 0;
 	w->written += w->pending;
 	w->pending = 0;
 	return 0;
@@ -343,6 +447,15 @@ static int write_session(struct rt_evlog_writer *w,
 	return block_end(w);
 }
 
+/* RTRACE_LOG_VERSION=1 writes the 40-byte records of version 1, which
+ * tests use to check that old logs still read the same. */
+static uint32_t write_version(void)
+{
+	const char *v = getenv("RTRACE_LOG_VERSION");
+
+	return v && strcmp(v, "1") == 0 ? 1 : RT_EVLOG_VERSION;
+}
+
 int rt_evlog_create(const char *path, const struct rt_log_info *info,
 		    struct rt_evlog_writer **out)
 {
@@ -359,11 +472,16 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 	w = xcalloc(1, sizeof(*w));
 	w->fd = fd;
 	w->buf = xmalloc(IO_BUF);
+	w->version = write_version();
+	if (w->version >= 2)
+		w->pk = xcalloc(1, sizeof(*w->pk));
 	/* Nothing is written yet: the header leaves with the first table. */
 	memcpy(w->buf, LOG_MAGIC, MAGIC_LEN);
-	put_u32(w->buf + 8, RT_EVLOG_VERSION);
+	put_u32(w->buf + 8, w->version);
 	put_u32(w->buf + 12, HEADER_LEN);
-	w->len = HEADER_LEN;
+	w->len = w->head = HEADER_LEN;
+	guard_init(w);
+	guard_check(w, 0);
 	rc = write_session(w, info ? info : &none);
 	if (rc < 0) {
 		rt_evlog_close(w, NULL);
@@ -495,20 +613,51 @@ int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
 /* Starts a new event block, writing the buffer first when it is full. */
 static bool open_events(struct rt_evlog_writer *w)
 {
-	if (w->err)
+	size_t most = w->pk ? PK_EVENT_MAX : RT_EVENT_SIZE;
+
+	if (w->err || w->space_cut)
 		return false;
-	if ((w->evlim || w->len + BLOCK_HDR + RT_EVENT_SIZE > IO_BUF) &&
+	if ((w->evlim || w->len + BLOCK_HDR + most > IO_BUF) &&
 	    flush(w) < 0)
 		return false;
+	if (w->space_cut)
+		return false;
 	w->evhdr = w->len;
-	put_u32(w->buf + w->len, BLK_EVENTS);
+	put_u32(w->buf + w->len, w->pk ? BLK_PACKED : BLK_EVENTS);
 	w->len += BLOCK_HDR;
 	w->evlim = IO_BUF;
+	if (w->pk)
+		pk_reset(w->pk);
 	return true;
+}
+
+static void append_packed(struct rt_evlog_writer *w,
+			  const struct rt_event *ev)
+{
+	size_t n = 0;
+
+	if (likely(w->len + PK_EVENT_MAX <= w->evlim) || open_events(w))
+		n = pk_encode(w->pk, w->buf + w->len, ev);
+	/* a block full of threads, or a tid reused by another process */
+	if (unlikely(!n) && w->evlim) {
+		close_events(w);
+		if (open_events(w))
+			n = pk_encode(w->pk, w->buf + w->len, ev);
+	}
+	if (unlikely(!n)) {
+		w->dropped++;
+		return;
+	}
+	w->len += n;
+	w->pending++;
 }
 
 void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev)
 {
+	if (w->pk) {
+		append_packed(w, ev);
+		return;
+	}
 	if (unlikely(w->len + RT_EVENT_SIZE > w->evlim) && !open_events(w)) {
 		w->dropped++;
 		return;
@@ -543,6 +692,11 @@ uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w)
 	return w->dropped;
 }
 
+bool rt_evlog_space_cut(const struct rt_evlog_writer *w)
+{
+	return w->space_cut;
+}
+
 static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
 {
 	uint8_t *p = block_begin(w, BLK_END, END_LEN);
@@ -555,6 +709,7 @@ static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
 	put_u64(p + 16, e->stops);
 	put_u64(p + 24, e->events);
 	put_u64(p + 32, e->dropped);
+	put_u32(p + 40, e->flags | (w->space_cut ? RT_END_SPACE : 0));
 }
 
 int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
@@ -572,6 +727,7 @@ int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
 	err = w->err;
 	free(w->buf);
 	free(w->big);
+	free(w->pk);
 	free(w);
 	return err;
 }
@@ -701,6 +857,14 @@ struct rt_evlog_reader {
 	 */
 	size_t lim;
 	uint64_t blk_end;	/* file offset where that event block ends */
+	/*
+	 * A packed block is read whole into the window: buf[pos, lim) is
+	 * its unread part, which ends before the block when the file does
+	 * (pk_whole false).  pk_at is its offset, for messages.
+	 */
+	bool packed, pk_whole;
+	uint64_t pk_at;
+	struct pk_state *pk;
 	uint64_t first;		/* first block after the session block */
 	uint64_t absorbed;	/* blocks before this offset were absorbed */
 	uint8_t *big;		/* a table block larger than the window */
@@ -1042,6 +1206,8 @@ static const char *parse_end(struct rt_evlog_reader *r, struct cur *c)
 	e->stops = cur_u64(c);
 	e->events = cur_u64(c);
 	e->dropped = cur_u64(c);
+	/* logs from before the disk guard end here */
+	e->flags = !c->why && c->p + 4 <= c->end ? cur_u32(c) : 0;
 	r->has_end = !c->why;
 	return c->why;
 }
@@ -1151,6 +1317,56 @@ static bool is_table(uint32_t type)
 	       type == BLK_PROCESS || type == BLK_END || type == BLK_STACK;
 }
 
+static int open_packed(struct rt_evlog_reader *r, uint64_t at, uint32_t n)
+{
+	long got;
+
+	if (n > IO_BUF - BLOCK_HDR)
+		return malformed(r, at, BLK_PACKED, "longer than 1 MiB");
+	got = ensure(r, n);
+	if (got < 0)
+		return got;
+	if (!r->pk)
+		r->pk = xcalloc(1, sizeof(*r->pk));
+	pk_reset(r->pk);
+	r->pk_at = at;
+	r->pk_whole = (uint64_t)got == n;
+	r->packed = true;
+	r->lim = r->pos + got;
+	return 0;
+}
+
+/* The unread part of a packed block is used up: the block ends, or the
+ * file does. */
+static int packed_done(struct rt_evlog_reader *r)
+{
+	r->packed = false;
+	if (!r->pk_whole)
+		set_cut(r);
+	return 0;
+}
+
+static int packed_next(struct rt_evlog_reader *r, struct rt_event *ev)
+{
+	const char *why;
+	long n = pk_decode(r->pk, r->buf + r->pos, r->buf + r->lim, ev, &why);
+
+	if (likely(n > 0)) {
+		r->pos += n;
+		return 1;
+	}
+	if (n < 0 || r->pk_whole) {
+		r->pos = r->lim;	/* the error is sticky, said once */
+		r->packed = false;
+		r->err = malformed(r, r->pk_at, BLK_PACKED, n < 0 ? why :
+				   "an event runs past the end of its block");
+		return r->err;
+	}
+	/* the file ends inside this event */
+	r->pos = r->lim;
+	return packed_done(r);
+}
+
 /* Reads the next block header and deals with the block. */
 static int read_block(struct rt_evlog_reader *r)
 {
@@ -1169,6 +1385,8 @@ static int read_block(struct rt_evlog_reader *r)
 	type = get_u32(r->buf + r->pos);
 	n = get_u32(r->buf + r->pos + 4);
 	r->pos += BLOCK_HDR;
+	if (type == BLK_PACKED)
+		return open_packed(r, at, n);
 	if (type == BLK_EVENTS) {
 		if (n % RT_EVENT_SIZE)
 			return malformed(r, at, type, "length is not a "
@@ -1208,7 +1426,9 @@ static int next_slow(struct rt_evlog_reader *r, struct rt_event *ev)
 	while (!r->err && !r->done) {
 		int rc;
 
-		if (pos_off(r) < r->blk_end)
+		if (r->packed)
+			rc = packed_done(r);
+		else if (pos_off(r) < r->blk_end)
 			rc = more_events(r);
 		else
 			rc = read_block(r);
@@ -1223,6 +1443,8 @@ static int next_slow(struct rt_evlog_reader *r, struct rt_event *ev)
 int rt_evlog_next(struct rt_evlog_reader *r, struct rt_event *ev)
 {
 	if (likely(r->pos < r->lim)) {
+		if (r->packed)
+			return packed_next(r, ev);
 		event_decode(r->buf + r->pos, ev);
 		r->pos += RT_EVENT_SIZE;
 		return 1;
@@ -1379,6 +1601,7 @@ void rt_evlog_reader_free(struct rt_evlog_reader *r)
 	free(r->big);
 	free(r->funcs);
 	free(r->stacks);
+	free(r->pk);
 	free(r->threads.v);
 	free(r->procs.v);
 	arena_free(&r->arena);
@@ -1395,6 +1618,7 @@ int rt_evlog_rewind(struct rt_evlog_reader *r)
 	r->off = r->first;
 	r->pos = r->len = r->lim = 0;
 	r->blk_end = 0;
+	r->packed = false;
 	r->done = false;
 	r->err = 0;
 	return 0;

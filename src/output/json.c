@@ -56,6 +56,9 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	fprintf(out, "\"end\": \"%s\", \"exit_status\": %d, ", ending(rep),
 		rep->end && rep->end->how != RT_END_RUNNING ?
 			rt_waitstatus_shell_code(rep->end->status) : -1);
+	/* only when set, so that other reports keep their bytes */
+	if (rep->end && rep->end->flags & RT_END_SPACE)
+		fputs("\"cut_for_space\": true, ", out);
 	fprintf(out, "\"mode\": \"%s\", ",
 		rep->mode == RT_REPORT_COUNT ? "count" :
 		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");

@@ -69,6 +69,10 @@ static void print_header(FILE *out, const struct rt_report *rep)
 		rt_fmt_count(c, sizeof(c), rep->sum.calls));
 	fputs("# ended:    ", out);
 	rt_text_ending(out, rep);
+	if (rep->end && rep->end->flags & RT_END_SPACE)
+		fputs("# log:      cut for space: disk space ran low, and "
+		      "recording stopped early; figures cover what was "
+		      "recorded\n", out);
 	fputs("# ", out);
 	rt_text_figures(out, rep);
 }

@@ -256,6 +256,19 @@ def scenario_disk_full(cx):
             {"preexec": limit, "then": lambda r: check_cut_run(cx, r, log, n)})
 
 
+def scenario_disk_low(cx):
+    # an 8 MiB tmpfs in a mount namespace of rtrace's own
+    mnt = cx.path("small")
+    os.mkdir(mnt)
+    ns = ["unshare", "-m"] if os.geteuid() == 0 else ["unshare", "-rm"]
+    mount = ["mount", "-t", "tmpfs", "-o", "size=8m", "rtrace-small", mnt]
+    if subprocess.run(ns + mount, capture_output=True).returncode != 0:
+        raise Skip("cannot mount a tmpfs here")
+    wrap = ns + ["sh", "-c", '%s && exec "$@"' % " ".join(mount), "sh"]
+    return (["record", "-o", os.path.join(mnt, "g.rtrace")] + TRACE +
+            [cx.exe, "1000000"], {}, {"wrap": wrap})
+
+
 def scenario_dev_full(cx):
     return ["record", "-o", "/dev/full"] + TRACE + [cx.exe, "10"], {}
 

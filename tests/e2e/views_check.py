@@ -387,15 +387,78 @@ def _blocks(b):
         off += 8 + n
 
 
+def _varint(b, at):
+    v, shift = 0, 0
+    while True:
+        v |= (b[at] & 0x7F) << shift
+        shift += 7
+        at += 1
+        if not b[at - 1] & 0x80:
+            return v, at
+
+
+def _zigzag(v):
+    return (v << 1) ^ (v >> 63)
+
+
+def _leb(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    return bytes(out + bytes([v]))
+
+
+def _packed_entry(b, at, end):
+    """(start, end, thread's previous func) of the func field of the first
+    entry in the PACKED block payload b[at:end] (docs/log-format.md)."""
+    seen, cur, prev = set(), None, {}
+    while at < end:
+        tag = b[at]
+        at += 1
+        more = 0
+        if tag & 0x80:
+            more, at = b[at], at + 1
+        if tag & 0x40:
+            cur, at = _varint(b, at)
+            if cur not in seen:
+                seen.add(cur)
+                at = _varint(b, at)[1]          # pid
+        at += 1 if more & 1 else 0              # flags
+        at = _varint(b, at)[1] if more & 2 else at
+        kind = tag & 15
+        if kind == 15:
+            kind, at = b[at], at + 1
+        at = _varint(b, _varint(b, at)[1])[1]   # ts, sp
+        d, after = _varint(b, at)
+        func = (prev.get(cur, 0) + ((d >> 1) ^ -(d & 1))) & 0xFFFFFFFF
+        if kind == 1:
+            return at, after, prev.get(cur, 0)
+        prev[cur] = func
+        at = after
+        if tag >> 4 & 3:
+            at = _varint(b, at)[1]              # value
+    return None
+
+
 def damage_func_id(b):
-    """The first entry event (docs/log-format.md, EVENTS) names function
-    0xE3000000, which the table does not hold."""
+    """The first entry event (docs/log-format.md, EVENTS or PACKED) names
+    function 0xE3000000, which the table does not hold."""
     b = bytearray(b)
     for kind, at, n in _blocks(b):
         for r in range(at, at + n, 40) if kind == 3 else ():
             if b[r + 36] == 1:
                 struct.pack_into("<I", b, r + 32, 0xE3000000)
                 return bytes(b)
+        hit = _packed_entry(b, at, at + n) if kind == 8 else None
+        if hit:
+            start, end, prev = hit
+            d = (0xE3000000 - prev) & 0xFFFFFFFF
+            d = d - (1 << 32) if d >> 31 else d
+            new = _leb(_zigzag(d) & 0xFFFFFFFFFFFFFFFF)
+            b[start:end] = new
+            struct.pack_into("<I", b, at - 4, n + len(new) - (end - start))
+            return bytes(b)
     raise ValueError("no entry event in the log")
 
 

@@ -9,7 +9,8 @@
  * threads and processes with renames, a table split in two blocks, a log
  * without an end block, count-only and coverage sessions, a sparse
  * function id, a calibration curve, call stacks (--stack), and a log cut
- * inside its last block.
+ * inside its last block.  Each is written in both formats: packed events
+ * (format version 2, NAME) and 40-byte records (version 1, NAME-v1).
  * tests/fuzz/make-seeds.sh runs it; the output is checked in.
  */
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include "rtrace/evlog.h"
 
 static const char *dir;
+static const char *suffix = "";	/* "-v1" while writing version 1 */
 
 static struct rt_log_info info(uint32_t flags, uint32_t npts)
 {
@@ -60,7 +62,7 @@ static char *path_of(const char *name)
 {
 	static char p[4096];
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(p, sizeof(p), "%s/%s%s", dir, name, suffix);
 	return p;
 }
 
@@ -214,7 +216,7 @@ static void cut(void)
 	if (!in || !out)
 		exit(1);
 	n = fread(buf, 1, sizeof(buf), in);
-	/* drop the end block and half an event */
+	/* drop the end block and part of the last events */
 	fwrite(buf, 1, n > 68 ? n - 68 : n, out);
 	fclose(in);
 	fclose(out);
@@ -229,12 +231,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
-	one_thread();
-	threads();
-	no_end();
-	count_only();
-	sparse_ids();
-	stacks();
-	cut();
+	for (int v1 = 0; v1 < 2; v1++) {
+		if (v1 && setenv("RTRACE_LOG_VERSION", "1", 1) < 0)
+			return 1;
+		suffix = v1 ? "-v1" : "";
+		one_thread();
+		threads();
+		no_end();
+		count_only();
+		sparse_ids();
+		stacks();
+		cut();
+	}
 	return 0;
 }

@@ -2,7 +2,9 @@
 /*
  * The event log: round trips through the writer and the reader, logs cut
  * at every byte, hand-built files (bad magic, newer version, unknown and
- * malformed blocks), random corruption, and a disk that is full.
+ * malformed blocks), random corruption, and a disk that is full.  The
+ * writer's two formats (version 2's packed events, version 1's 40-byte
+ * records with RTRACE_LOG_VERSION=1) go through the same checks.
  *
  * Expected values come from construction: events are a function of their
  * index, and the expectations for cut logs come from a walk over the
@@ -30,7 +32,19 @@
 #define T_PASS rt_test_failed__
 
 enum { BLK_SESSION = 1, BLK_FUNCS, BLK_EVENTS, BLK_THREAD, BLK_PROCESS,
-       BLK_END };
+       BLK_END, BLK_STACK, BLK_PACKED };
+
+/* The smallest packed event: tag, time, stack pointer, function. */
+#define PACKED_MIN 4
+
+/* Makes the writer use format @version (1 or 2). */
+static void use_version(int version)
+{
+	if (version == 1)
+		setenv("RTRACE_LOG_VERSION", "1", 1);
+	else
+		unsetenv("RTRACE_LOG_VERSION");
+}
 
 /* ---- scratch directory -------------------------------------------------- */
 
@@ -145,7 +159,7 @@ static struct rt_event make_event(uint64_t i)
 		.sp = 0x7ffd00000000ULL - (i % 97) * 16,
 		.value = i * 0x9e3779b97f4a7c15ULL,
 		.tid = 100 + i % 5,
-		.pid = 100 + i % 2,
+		.pid = 100 + i % 5 % 2,	/* each thread in one process */
 		.func = i % 13 == 0 ? RT_FUNC_NONE : (uint32_t)(i % 40),
 		.kind = 1 + i % 6,
 		.flags = i & 0xff,
@@ -328,6 +342,7 @@ struct expect {
 	uint64_t events;
 	uint64_t funcs;
 	bool thread;
+	bool in_packed;		/* the cut is inside a packed block */
 };
 
 static struct expect expect_prefix(const struct layout *l, uint64_t cut)
@@ -342,6 +357,8 @@ static struct expect expect_prefix(const struct layout *l, uint64_t cut)
 		if (b->type == BLK_EVENTS && cut > b->at + 8)
 			e.events += (MIN(cut, b->end) - b->at - 8) /
 				    RT_EVENT_SIZE;
+		e.in_packed |= b->type == BLK_PACKED && cut > b->at &&
+			       cut < b->end;
 		if (cut < b->end)
 			continue;
 		e.funcs += b->type == BLK_FUNCS ? b->rows : 0;
@@ -351,10 +368,31 @@ static struct expect expect_prefix(const struct layout *l, uint64_t cut)
 	return e;
 }
 
+/*
+ * Packed events have no fixed size, so the count for a cut cannot come
+ * from the layout.  Cuts one byte apart tell it instead: every event read
+ * is checked against make_event(), and the count of a prefix one byte
+ * longer is the same or one more (an event takes PACKED_MIN bytes or
+ * more), and the whole file has them all.  *@prev is the count of the
+ * previous prefix, or NULL for cuts far apart.
+ */
+static void check_count(T_ARGS, const struct expect *e, long got,
+			long *prev, bool packed)
+{
+	TEST_TRUE(got >= 0);
+	if (!packed)
+		TEST_EQ(got, e->events);
+	else if (prev)
+		TEST_TRUE(got == *prev || got == *prev + 1);
+	if (prev)
+		*prev = got;
+}
+
 static void check_prefix(T_ARGS, const char *path, const uint8_t *bytes,
-			 const struct layout *l, uint64_t cut)
+			 const struct layout *l, uint64_t cut, long *prev)
 {
 	struct expect e = expect_prefix(l, cut);
+	bool packed = l->b[0].type && bytes[8] == 2;
 	struct rt_evlog_reader *r = NULL;
 	int rc;
 
@@ -365,7 +403,7 @@ static void check_prefix(T_ARGS, const char *path, const uint8_t *bytes,
 		return;
 	}
 	TEST_EQ(rc, 0);
-	TEST_EQ(read_events(r, 0, UINT64_MAX), e.events);
+	check_count(T_PASS, &e, read_events(r, 0, UINT64_MAX), prev, packed);
 	TEST_EQ(rt_evlog_next(r, &(struct rt_event){ 0 }), 0);
 	TEST_EQ(rt_evlog_cut(r), e.cut);
 	TEST_EQ(rt_evlog_end(r) != NULL, e.end);
@@ -610,40 +648,56 @@ static void read_big(T_ARGS, const char *path)
 }
 
 /* The writer must really have produced several blocks of each kind. */
-static void check_big_layout(T_ARGS, const char *path)
+static void check_big_layout(T_ARGS, const char *path, int version)
 {
 	struct layout l;
 	size_t nev = 0, nfn = 0;
+	uint32_t v;
 	char *bytes;
 	size_t size;
 
 	TEST_EQ(read_file(path, &bytes, &size), 0);
 	walk((const uint8_t *)bytes, size, &l);
+	memcpy(&v, bytes + 8, 4);
 	free(bytes);
+	TEST_EQ(v, version);
 	for (size_t i = 0; i < l.n; i++) {
-		nev += l.b[i].type == BLK_EVENTS;
+		nev += l.b[i].type == (version == 1 ? BLK_EVENTS : BLK_PACKED);
 		nfn += l.b[i].type == BLK_FUNCS;
 		TEST_TRUE(l.b[i].end - l.b[i].at <= (1u << 20));
 	}
 	TEST_EQ(l.b[0].type, BLK_SESSION);
 	TEST_EQ(l.b[l.n - 1].type, BLK_END);
 	TEST_EQ(l.b[l.n - 1].end, size);
-	TEST_TRUE(nev >= 3);
+	/* packed, the events fill two blocks, one each side of a table */
+	TEST_TRUE(nev >= (version == 1 ? 3u : 2u));
 	TEST_TRUE(nfn >= 3);
 }
 
-TEST_CASE(round_trip)
+static void round_trip_in(T_ARGS, int version)
 {
 	char *dir = tmpdir_new();
 	char *path = xasprintf("%s/big.rtrace", dir);
 
+	use_version(version);
 	write_big(T_PASS, path);
+	use_version(2);
 	if (!*T_PASS)
 		read_big(T_PASS, path);
 	if (!*T_PASS)
-		check_big_layout(T_PASS, path);
+		check_big_layout(T_PASS, path, version);
 	free(path);
 	tmpdir_free(dir);
+}
+
+TEST_CASE(round_trip)
+{
+	round_trip_in(T_PASS, 2);
+}
+
+TEST_CASE(round_trip_v1)
+{
+	round_trip_in(T_PASS, 1);
 }
 
 /* Appending stays in memory until a buffer is full; a function table
@@ -696,7 +750,7 @@ static void write_small(T_ARGS, const char *path)
 }
 
 /* Every prefix of a small log: header, tables, event blocks, end block. */
-TEST_CASE(cut_at_every_byte)
+static void cut_at_every_byte_in(T_ARGS, int version)
 {
 	char *dir = tmpdir_new();
 	char *path = xasprintf("%s/full.rtrace", dir);
@@ -705,15 +759,21 @@ TEST_CASE(cut_at_every_byte)
 	struct layout l;
 	char *bytes = NULL, *msg;
 	size_t size = 0;
+	long prev = 0;
 
+	use_version(version);
 	write_small(T_PASS, path);
+	use_version(2);
 	TEST_EQ(read_file(path, &bytes, &size), 0);
 	walk((const uint8_t *)bytes, size, &l);
 	TEST_EQ(l.n, 8);
+	TEST_EQ(l.b[4].type, (version == 1 ? BLK_EVENTS : BLK_PACKED));
 	capture_begin(&cap, dir);
 	for (uint64_t at = 0; at <= size && !*T_PASS; at++)
-		check_prefix(T_PASS, cut, (const uint8_t *)bytes, &l, at);
+		check_prefix(T_PASS, cut, (const uint8_t *)bytes, &l, at,
+			     &prev);
 	msg = capture_end(&cap);
+	TEST_EQ(prev, 100);
 	/* One line for each prefix that stops inside the header. */
 	if (!*T_PASS) {
 		TEST_EQ(count_lines(msg), l.b[0].end);
@@ -724,6 +784,16 @@ TEST_CASE(cut_at_every_byte)
 	free(path);
 	free(cut);
 	tmpdir_free(dir);
+}
+
+TEST_CASE(cut_at_every_byte)
+{
+	cut_at_every_byte_in(T_PASS, 2);
+}
+
+TEST_CASE(cut_at_every_byte_v1)
+{
+	cut_at_every_byte_in(T_PASS, 1);
 }
 
 /* A few cuts inside the large blocks of the round-trip log. */
@@ -748,7 +818,7 @@ TEST_CASE(cut_inside_large_blocks)
 			continue;
 		for (size_t k = 0; k < ARRAY_SIZE(at) && !*T_PASS; k++)
 			check_prefix(T_PASS, cut, (const uint8_t *)bytes, &l,
-				     at[k]);
+				     at[k], NULL);
 	}
 	free(bytes);
 	free(path);
@@ -824,11 +894,11 @@ TEST_CASE(newer_version)
 	b_header(&b, RT_EVLOG_VERSION + 1, 16);
 	b_session(&b, 0);
 	expect_bytes_error(T_PASS, dir, b.p, b.n, -EPROTONOSUPPORT,
-			   "%s: log format version 2 is newer than this "
-			   "rtrace understands (up to 1); use a newer rtrace");
+			   "%s: log format version 3 is newer than this "
+			   "rtrace understands (up to 2); use a newer rtrace");
 	/* The version is checked before anything that follows it. */
 	expect_bytes_error(T_PASS, dir, b.p, 16, -EPROTONOSUPPORT,
-			   "%s: log format version 2 is newer");
+			   "%s: log format version 3 is newer");
 	free(b.p);
 	tmpdir_free(dir);
 }
@@ -1018,7 +1088,7 @@ TEST_CASE(malformed_header_or_session)
 	b_header(&b, RT_EVLOG_VERSION, 16);
 	memcpy(b.p + 12, &bad, 4);
 	expect_bytes_error(T_PASS, dir, b.p, b.n, -EBADMSG, "%s: malformed "
-			   "log header (version 1, header length 8)");
+			   "log header (version 2, header length 8)");
 	memset(b.p + 8, 0, 4);
 	expect_bytes_error(T_PASS, dir, b.p, b.n, -EBADMSG, "%s: malformed "
 			   "log header (version 0, header length 8)");
@@ -1171,6 +1241,126 @@ TEST_CASE(malformed_blocks)
 	tmpdir_free(dir);
 }
 
+/* ---- packed blocks, built from docs/log-format.md ---------------------- */
+
+/* Five events of two threads, one per line; every field coding once. */
+static const uint8_t packed_example[] = {
+	0x41, 0x05, 0x05, 0xd0, 0x0f, 0x80, 0x04, 0x06,
+	0x12, 0x14, 0x1f, 0x00, 0x07,
+	0xa1, 0x03, 0x04, 0x03, 0x0a, 0x3f, 0x01, 0x10,
+	0x44, 0x06, 0x05, 0xa0, 0x1f, 0x80, 0x08, 0x01,
+	0x72, 0x05, 0x02, 0x20, 0x00, 0x0f,
+};
+
+static const struct rt_event packed_want[] = {
+	{ .ts = 1000, .sp = 0x100, .tid = 5, .pid = 5, .func = 3,
+	  .kind = RT_EV_ENTRY, .nstops = 1 },
+	{ .ts = 1010, .sp = 0xf0, .value = 7, .tid = 5, .pid = 5, .func = 3,
+	  .kind = RT_EV_EXIT, .nstops = 1 },
+	{ .ts = 1015, .sp = 0xd0, .value = 0xd8, .tid = 5, .pid = 5,
+	  .func = 2, .kind = RT_EV_ENTRY, .flags = 4, .nstops = 3 },
+	{ .ts = 2000, .sp = 0x200, .tid = 6, .pid = 5, .func = RT_FUNC_NONE,
+	  .kind = RT_EV_THREAD_START, .nstops = 1 },
+	{ .ts = 1016, .sp = 0xe0, .value = 0xd0, .tid = 5, .pid = 5,
+	  .func = 2, .kind = RT_EV_EXIT, .flags = 4, .nstops = 3 },
+};
+
+TEST_CASE(packed_by_hand)
+{
+	char *dir = tmpdir_new();
+	struct rt_evlog_reader *r = NULL;
+	struct bytes b = { 0 };
+	struct rt_event ev;
+	size_t at, k = 0;
+	char *msg;
+
+	b_header(&b, 2, 16);
+	b_session(&b, 0);
+	at = b_begin(&b, BLK_PACKED);
+	b_raw(&b, packed_example, sizeof(packed_example));
+	b_end(&b, at);
+	TEST_EQ(open_bytes(dir, &b, &r, &msg), 0);
+	free(msg);
+	while (k < ARRAY_SIZE(packed_want) && rt_evlog_next(r, &ev) == 1) {
+		if (!event_eq(&ev, &packed_want[k]))
+			fprintf(stderr, "  packed event %zu differs\n", k);
+		TEST_TRUE(event_eq(&ev, &packed_want[k]));
+		k++;
+	}
+	TEST_EQ(k, ARRAY_SIZE(packed_want));
+	TEST_EQ(rt_evlog_next(r, &ev), 0);
+	TEST_TRUE(!rt_evlog_cut(r));
+	rt_evlog_reader_free(r);
+	free(b.p);
+	tmpdir_free(dir);
+}
+
+/* A tid that names another process (reused after its thread ended) and
+ * more threads than a block holds: the writer starts new blocks, and
+ * every event reads back as written. */
+TEST_CASE(packed_new_blocks)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/reuse.rtrace", dir);
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	struct rt_event ev;
+	uint64_t n = 0, bad = 0;
+
+	TEST_EQ(rt_evlog_create(path, NULL, &w), 0);
+	for (uint32_t i = 0; i < 3000; i++) {
+		ev = (struct rt_event){ .ts = 5000 + i, .sp = 0x7000 - i,
+					.tid = i < 1000 ? 7 : i, .pid = i % 3,
+					.func = i % 7, .kind = RT_EV_ENTRY,
+					.nstops = 1 };
+		rt_evlog_append(w, &ev);
+	}
+	TEST_EQ(rt_evlog_close(w, NULL), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	while (rt_evlog_next(r, &ev) == 1) {
+		bad += ev.ts != 5000 + n || ev.sp != 0x7000 - n ||
+		       ev.tid != (n < 1000 ? 7 : n) || ev.pid != n % 3 ||
+		       ev.func != n % 7;
+		n++;
+	}
+	TEST_EQ(n, 3000);
+	TEST_EQ(bad, 0);
+	TEST_TRUE(!rt_evlog_cut(r));
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
+static void expect_bad_packed(T_ARGS, const char *dir, const void *p,
+			      size_t n, const char *text)
+{
+	struct bytes b = { 0 };
+	size_t at = b_begin(&b, BLK_PACKED);
+
+	b_raw(&b, p, n);
+	b_end(&b, at);
+	expect_bad_block(T_PASS, dir, b.p, b.n, text);
+	free(b.p);
+}
+
+TEST_CASE(malformed_packed)
+{
+	static const uint8_t long_varint[] = { 0x41, 0xff, 0xff, 0xff, 0xff,
+		0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0, 0, 0, 0 };
+	char *dir = tmpdir_new();
+
+	expect_bad_packed(T_PASS, dir, "\x01\0\0\0", 4, "packed event block "
+			  "at offset 309: the block's first event names no "
+			  "thread");
+	expect_bad_packed(T_PASS, dir, long_varint, sizeof(long_varint),
+			  "a varint is longer than 64 bits");
+	expect_bad_packed(T_PASS, dir, "\xc1\x80\x05\x05\0\0\0", 7,
+			  "unknown bits in an event's second byte");
+	expect_bad_packed(T_PASS, dir, "\x41\x05\x05", 3, "an event runs "
+			  "past the end of its block");
+	tmpdir_free(dir);
+}
+
 /* A table block longer than the file is a cut log, and costs nothing. */
 TEST_CASE(huge_block_in_small_file_is_a_cut)
 {
@@ -1226,7 +1416,7 @@ static void damage(uint8_t *p, size_t *n, uint64_t *seed)
 }
 
 static void damaged_once(T_ARGS, const char *path, const uint8_t *p,
-			 size_t n)
+			 size_t n, size_t event_min)
 {
 	struct rt_evlog_reader *r = NULL;
 	long first, second;
@@ -1241,10 +1431,10 @@ static void damaged_once(T_ARGS, const char *path, const uint8_t *p,
 	rt_evlog_reader_free(r);
 	TEST_EQ(rc1, rc2);
 	TEST_EQ(first, second);
-	TEST_TRUE((uint64_t)first <= n / RT_EVENT_SIZE);
+	TEST_TRUE((uint64_t)first <= n / event_min);
 }
 
-TEST_CASE(random_damage)
+static void random_damage_in(T_ARGS, int version)
 {
 	char *dir = tmpdir_new();
 	char *path = xasprintf("%s/full.rtrace", dir);
@@ -1255,7 +1445,9 @@ TEST_CASE(random_damage)
 	size_t size = 0;
 	uint8_t *copy;
 
+	use_version(version);
 	write_small(T_PASS, path);
+	use_version(2);
 	TEST_EQ(read_file(path, &bytes, &size), 0);
 	copy = xmalloc(size);
 	capture_begin(&cap, dir);
@@ -1264,7 +1456,8 @@ TEST_CASE(random_damage)
 
 		memcpy(copy, bytes, size);
 		damage(copy, &n, &seed);
-		damaged_once(T_PASS, bad, copy, n);
+		damaged_once(T_PASS, bad, copy, n,
+			     version == 1 ? RT_EVENT_SIZE : PACKED_MIN);
 	}
 	msg = capture_end(&cap);
 	free(msg);
@@ -1273,6 +1466,16 @@ TEST_CASE(random_damage)
 	free(path);
 	free(bad);
 	tmpdir_free(dir);
+}
+
+TEST_CASE(random_damage)
+{
+	random_damage_in(T_PASS, 2);
+}
+
+TEST_CASE(random_damage_v1)
+{
+	random_damage_in(T_PASS, 1);
 }
 
 /* ---- a full disk -------------------------------------------------------- */

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The log's size per event, and the report's speed, in both formats.
+
+    bench/logsize.py [--rtrace build/rtrace] [--old-rtrace PATH]
+                     [--run NAME]... [--runs 5] [--logs DIR] [--out FILE]
+
+Records each run twice, into a log of format version 2 (packed events,
+the default) and of version 1 (40-byte records, RTRACE_LOG_VERSION=1),
+and prints for each log its size, its bytes per event, and what
+`rtrace report` costs to read it: the median CPU time (user and system)
+of --runs reports and the events read per CPU second.  --old-rtrace also
+times another rtrace binary (an older build) reporting the version 1
+log: the speed before the change, on the same log.
+
+  hotloop        tests/fixtures/hotloop.rs at -O0, 1,000,000 leaf calls
+  regex-syntax   regex-syntax's lib tests (ast::parse), debug build, as
+                 bench/realcrate.py builds them (87.8 M events: recording
+                 takes tens of seconds, the version 1 log 3.5 GB)
+
+The logs go to a temporary directory and are removed, unless --logs DIR
+keeps them; a log already in DIR (NAME-v1.rtrace, NAME-v2.rtrace) is used
+as it is, not recorded again.  Prints Markdown, the "log size" section of
+bench/RESULTS.md, which it replaces when every run was measured.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.dont_write_bytecode = True
+sys.path.insert(0, HERE)
+import realcrate  # noqa: E402  (crate builds, CPU time, RESULTS.md)
+
+CALLS = 1000000
+
+
+def hotloop(tmp):
+    exe = os.path.join(tmp, "hotloop")
+    subprocess.run(["rustc", "-C", "opt-level=0", "-g", "-o", exe,
+                    os.path.join(TOP, "tests", "fixtures", "hotloop.rs")],
+                   check=True)
+    return [exe, str(CALLS)], ["hotloop::*"]
+
+
+def regex_syntax(tmp):
+    return (realcrate.crate_tests("regex-syntax", False, "ast::parse"),
+            ["regex_syntax::*"])
+
+
+RUNS = {"hotloop": hotloop, "regex-syntax": regex_syntax}
+
+
+def record(args, cmd, filters, log, version):
+    """Records @cmd into @log (unless it is there); its event count."""
+    env = dict(os.environ)
+    env.pop("RTRACE_LOG_VERSION", None)
+    if version == 1:
+        env["RTRACE_LOG_VERSION"] = "1"
+    if os.path.exists(log):
+        return None
+    argv = [args.rtrace, "record", "-o", log]
+    for f in filters:
+        argv += ["-f", f]
+    p = subprocess.run(argv + ["--"] + cmd, env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        sys.exit("bench: recording %s failed: %s" % (log, p.stderr[-500:]))
+    return realcrate.count(r"([\d,]+) events? in", p.stderr)
+
+
+def report_cpu(rtrace, log, runs):
+    """Median CPU seconds of @runs reports of @log; its event count."""
+    cpu, events = [], None
+    for _ in range(runs):
+        c0 = realcrate.cpu_of_children()
+        p = subprocess.run([rtrace, "report", log], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        cpu.append(realcrate.cpu_of_children() - c0)
+        if p.returncode != 0:
+            sys.exit("bench: %s report %s failed" % (rtrace, log))
+        events = realcrate.count(r"events: ([\d,]+)", p.stdout)
+    return statistics.median(cpu), events
+
+
+def rows_of(args, name, logs, tmp):
+    cmd, filters = RUNS[name](tmp)
+    rows = []
+    for version in (1, 2):
+        log = os.path.join(logs, "%s-v%d.rtrace" % (name, version))
+        record(args, cmd, filters, log, version)
+        size = os.path.getsize(log)
+        readers = [("rtrace", args.rtrace)]
+        if version == 1 and args.old_rtrace:
+            readers.insert(0, ("older rtrace", args.old_rtrace))
+        for who, rtrace in readers:
+            cpu, events = report_cpu(rtrace, log, args.runs)
+            rows.append("| %s | %d | %s | %s | %.1f MB | %.2f | %.2f s | "
+                        "%.1f M |" % (name, version, who,
+                                      "{:,}".format(events), size / 1e6,
+                                      size / events, cpu, events / cpu / 1e6))
+    return rows
+
+
+TABLE_HEAD = [
+    "| run | format | read by | events | log size | bytes / event "
+    "| report CPU | events / CPU s |",
+    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+
+
+def section(args, rows, load0):
+    run = realcrate.bench_run()
+    env = argparse.Namespace(rtrace=args.rtrace, rustc="rustc")
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    notes = ["format 1: 40-byte records (RTRACE_LOG_VERSION=1); format 2: "
+             "packed events (the default)",
+             "report CPU: median user + system time of %d `rtrace report` "
+             "runs; events / CPU s: the log's events over it" % args.runs]
+    if args.old_rtrace:
+        old = subprocess.run([args.old_rtrace, "--version"],
+                             stdout=subprocess.PIPE, text=True).stdout
+        notes.append("older rtrace: `--old-rtrace %s` (%s)" % (
+            args.old_rtrace, old.strip().split("\n")[0]))
+    return "\n".join([
+        "## log size — " + now, "",
+        "* Machine: " + run.machine_line(),
+        "* Load average (1, 5, 15 min): %s at the start, %s at the end"
+        % (load0, run.load_line()),
+        "* rtrace: " + run.version_line(env),
+        "* Command: `bench/logsize.py%s`" % (
+            "" if args.runs == 5 else " --runs %d" % args.runs),
+        ""] + TABLE_HEAD + rows + [""] + ["* " + n for n in notes]) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rtrace", default=os.path.join(TOP, "build", "rtrace"))
+    ap.add_argument("--old-rtrace", help="also time this rtrace reporting "
+                    "the version 1 logs")
+    ap.add_argument("--run", action="append", choices=list(RUNS))
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--logs", help="keep the logs here (and reuse them)")
+    ap.add_argument("--out", help="results file (default bench/RESULTS.md "
+                    "when every run is measured; - for none)")
+    args = ap.parse_args()
+    load0 = realcrate.bench_run().load_line()
+    logs = args.logs or tempfile.mkdtemp(prefix="rtrace-logsize-")
+    os.makedirs(logs, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rtrace-logsize-") as tmp:
+        try:
+            for name in args.run or list(RUNS):
+                rows += rows_of(args, name, logs, tmp)
+        finally:
+            if not args.logs:
+                shutil.rmtree(logs, ignore_errors=True)
+    text = section(args, rows, load0)
+    print(text)
+    out = args.out or ("-" if args.run else os.path.join(HERE, "RESULTS.md"))
+    if out != "-":
+        realcrate.bench_run().write_results(out, "log size", text)
+
+
+if __name__ == "__main__":
+    main()
