@@ -27,7 +27,7 @@ import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import adversary  # noqa: E402  (its driver options, fixture build, rows)
+import driver  # noqa: E402
 
 SKIP = 77
 CALLS = 1000000  # hotloop's leaf calls: 4 M events, about 35 MB of log
@@ -47,7 +47,7 @@ exit 0
 """ % CALLS
 
 
-check = adversary.row
+check = driver.row
 
 
 def namespace_cmd(where):
@@ -98,7 +98,7 @@ def checks(native, mnt):
 
 
 def main():
-    args = adversary.driver_args()
+    args = driver.options(__doc__.split("\n")[1])
     tmp = tempfile.mkdtemp(prefix="rtrace-diskguard.")
     mnt = os.path.join(tmp, "mnt")
     os.mkdir(mnt)
@@ -108,7 +108,7 @@ def main():
         print("SKIP: cannot mount a tmpfs here (not root, and no user "
               "namespaces for unshare -rm)")
         return SKIP
-    exe = adversary.build(args, "0", "hotloop")
+    exe = driver.fixture(args, "hotloop", "0")
     native = subprocess.run([exe, str(CALLS)], capture_output=True)
     try:
         subprocess.run(ns + ["sh", "-c", INNER, "sh", mnt, args.rtrace, exe],
@@ -116,8 +116,7 @@ def main():
         checks(native, mnt)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("%d NG" % len(adversary.FAILED))
-    return 1 if adversary.FAILED else 0
+    return driver.finish()
 
 
 if __name__ == "__main__":
