@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A hash index over an array the caller owns.  The caller keeps its
+ * entries in a growable array (a VEC) and the keys in them; the index maps
+ * a key's hash to the positions of the entries whose key may match, with
+ * open addressing and linear probing on uint32 slots.  Entries never move
+ * when the index grows, and the array keeps its insertion order, which the
+ * reports print in.
+ *
+ *   struct rt_hashidx ix = {0};
+ *   uint32_t at = rt_hashidx_find(&ix, h, same_key, rows.v, &key);
+ *   if (at == RT_HASHIDX_NONE) {
+ *           vec_push(&rows, row);
+ *           rt_hashidx_add(&ix, h, rows.n - 1, row_hash, rows.v);
+ *   }
+ *   rt_hashidx_free(&ix);
+ *
+ * A zeroed struct rt_hashidx is an empty index.  The index holds no
+ * pointer into the caller's array: @ctx is passed anew to every call.
+ */
+#ifndef RTRACE_HASHIDX_H
+#define RTRACE_HASHIDX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rtrace/util.h"
+
+#define RT_HASHIDX_NONE UINT32_MAX
+
+struct rt_hashidx {
+	uint32_t *slots;  /* entry position + 1; 0 = empty */
+	size_t mask;      /* number of slots - 1; 0 while there are none */
+	size_t n;         /* positions indexed */
+};
+
+/* Whether the entry at @pos of the caller's array @ctx has key @key. */
+typedef bool rt_hashidx_eq_fn(const void *ctx, uint32_t pos, const void *key);
+/* The hash of the key of the entry at @pos of the caller's array @ctx:
+ * the hash it was added with. */
+typedef uint64_t rt_hashidx_hash_fn(const void *ctx, uint32_t pos);
+
+/* The position of the entry whose key is @key (hashed to @hash, compared
+ * by @eq on @ctx), or RT_HASHIDX_NONE.  Inline so that a constant @eq is
+ * inlined too: the reports look up a key per call they count. */
+static inline uint32_t rt_hashidx_find(const struct rt_hashidx *x,
+				       uint64_t hash, rt_hashidx_eq_fn *eq,
+				       const void *ctx, const void *key)
+{
+	if (!x->slots)
+		return RT_HASHIDX_NONE;
+	for (size_t i = hash & x->mask; x->slots[i]; i = (i + 1) & x->mask)
+		if (eq(ctx, x->slots[i] - 1, key))
+			return x->slots[i] - 1;
+	return RT_HASHIDX_NONE;
+}
+
+/* Indexes position @pos under @hash (the caller checked that its key is
+ * not there yet).  At half full the slots double and every position is
+ * hashed again with @hash_of on @ctx, which must then cover @pos too. */
+void rt_hashidx_add(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
+		    rt_hashidx_hash_fn *hash_of, const void *ctx);
+
+/* Drops position @pos, indexed under @hash, from the index; the positions
+ * probed past it move back (@hash_of on @ctx gives their hashes).  The
+ * caller's array is left alone.  False when @pos was not indexed. */
+bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
+		       rt_hashidx_hash_fn *hash_of, const void *ctx);
+
+/* The entry at position @from, indexed under @hash, now lives at @to (the
+ * caller moved it, e.g. the last entry into a removed one's place). */
+void rt_hashidx_move(struct rt_hashidx *x, uint64_t hash, uint32_t from,
+		     uint32_t to);
+
+/* Empties the index and frees its slots (not the caller's array). */
+void rt_hashidx_free(struct rt_hashidx *x);
+
+/* Hashes for keys: a 64-bit integer, a pair of 32-bit ones, and a
+ * NUL-terminated string (FNV-1a, then mixed). */
+static inline uint64_t rt_hash_u64(uint64_t k)
+{
+	return hash64(k);
+}
+
+static inline uint64_t rt_hash_pair(uint32_t a, uint32_t b)
+{
+	return hash64((uint64_t)a << 32 | b);
+}
+
+uint64_t rt_hash_str(const char *s);
+
+#endif
