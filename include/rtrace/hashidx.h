@@ -3,9 +3,12 @@
  * A hash index over an array the caller owns.  The caller keeps its
  * entries in a growable array (a VEC) and the keys in them; the index maps
  * a key's hash to the positions of the entries whose key may match, with
- * open addressing and linear probing on uint32 slots.  Entries never move
- * when the index grows, and the array keeps its insertion order, which the
- * reports print in.
+ * open addressing and linear probing.  A slot holds a uint32 position and
+ * the low 32 bits of its key's hash: a probe compares the entry's key only
+ * when those match, and growing needs neither the keys nor the caller's
+ * array (the array can be far larger than the index, and is read at
+ * random).  Entries never move when the index grows, and the array keeps
+ * its insertion order, which the reports print in.
  *
  *   struct rt_hashidx ix = {0};
  *   uint32_t at = rt_hashidx_find(&ix, h, same_key, rows.v, &key);
@@ -16,7 +19,7 @@
  *   rt_hashidx_free(&ix);
  *
  * A zeroed struct rt_hashidx is an empty index.  The index holds no
- * pointer into the caller's array: @ctx is passed anew to every call.
+ * pointer into the caller's array: @ctx is passed anew to every lookup.
  */
 #ifndef RTRACE_HASHIDX_H
 #define RTRACE_HASHIDX_H
@@ -29,17 +32,19 @@
 
 #define RT_HASHIDX_NONE UINT32_MAX
 
+struct rt_hashidx_slot {
+	uint32_t pos1;    /* entry position + 1; 0 = empty */
+	uint32_t hash;    /* the low bits of the entry's key's hash */
+};
+
 struct rt_hashidx {
-	uint32_t *slots;  /* entry position + 1; 0 = empty */
+	struct rt_hashidx_slot *slots;
 	size_t mask;      /* number of slots - 1; 0 while there are none */
 	size_t n;         /* positions indexed */
 };
 
 /* Whether the entry at @pos of the caller's array @ctx has key @key. */
 typedef bool rt_hashidx_eq_fn(const void *ctx, uint32_t pos, const void *key);
-/* The hash of the key of the entry at @pos of the caller's array @ctx:
- * the hash it was added with. */
-typedef uint64_t rt_hashidx_hash_fn(const void *ctx, uint32_t pos);
 
 /* The position of the entry whose key is @key (hashed to @hash, compared
  * by @eq on @ctx), or RT_HASHIDX_NONE.  Inline so that a constant @eq is
@@ -50,23 +55,22 @@ static inline uint32_t rt_hashidx_find(const struct rt_hashidx *x,
 {
 	if (!x->slots)
 		return RT_HASHIDX_NONE;
-	for (size_t i = hash & x->mask; x->slots[i]; i = (i + 1) & x->mask)
-		if (eq(ctx, x->slots[i] - 1, key))
-			return x->slots[i] - 1;
+	for (size_t i = hash & x->mask; x->slots[i].pos1;
+	     i = (i + 1) & x->mask)
+		if (x->slots[i].hash == (uint32_t)hash &&
+		    eq(ctx, x->slots[i].pos1 - 1, key))
+			return x->slots[i].pos1 - 1;
 	return RT_HASHIDX_NONE;
 }
 
 /* Indexes position @pos under @hash (the caller checked that its key is
- * not there yet).  At half full the slots double and every position is
- * hashed again with @hash_of on @ctx, which must then cover @pos too. */
-void rt_hashidx_add(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
-		    rt_hashidx_hash_fn *hash_of, const void *ctx);
+ * not there yet); the slots double at half full. */
+void rt_hashidx_add(struct rt_hashidx *x, uint64_t hash, uint32_t pos);
 
 /* Drops position @pos, indexed under @hash, from the index; the positions
- * probed past it move back (@hash_of on @ctx gives their hashes).  The
- * caller's array is left alone.  False when @pos was not indexed. */
-bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
-		       rt_hashidx_hash_fn *hash_of, const void *ctx);
+ * probed past it move back.  The caller's array is left alone.  False
+ * when @pos was not indexed. */
+bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos);
 
 /* The entry at position @from, indexed under @hash, now lives at @to (the
  * caller moved it, e.g. the last entry into a removed one's place). */

@@ -7,48 +7,47 @@
 #define FIRST_SLOTS 64
 
 /* The slot that holds @pos, probing from @hash's home; NULL if none. */
-static uint32_t *slot_of(const struct rt_hashidx *x, uint64_t hash,
-			 uint32_t pos)
+static struct rt_hashidx_slot *slot_of(const struct rt_hashidx *x,
+				       uint64_t hash, uint32_t pos)
 {
 	if (!x->slots)
 		return NULL;
-	for (size_t i = hash & x->mask; x->slots[i]; i = (i + 1) & x->mask)
-		if (x->slots[i] == pos + 1)
+	for (size_t i = hash & x->mask; x->slots[i].pos1;
+	     i = (i + 1) & x->mask)
+		if (x->slots[i].pos1 == pos + 1)
 			return &x->slots[i];
 	return NULL;
 }
 
-static void put(struct rt_hashidx *x, uint64_t hash, uint32_t pos)
+static void put(struct rt_hashidx *x, struct rt_hashidx_slot s)
 {
-	size_t i = hash & x->mask;
+	size_t i = s.hash & x->mask;
 
-	while (x->slots[i])
+	while (x->slots[i].pos1)
 		i = (i + 1) & x->mask;
-	x->slots[i] = pos + 1;
+	x->slots[i] = s;
 }
 
-static void grow(struct rt_hashidx *x, rt_hashidx_hash_fn *hash_of,
-		 const void *ctx)
+static void grow(struct rt_hashidx *x)
 {
-	uint32_t *old = x->slots;
+	struct rt_hashidx_slot *old = x->slots;
 	size_t old_slots = old ? x->mask + 1 : 0;
 	size_t cap = old ? old_slots * 2 : FIRST_SLOTS;
 
 	x->slots = xcalloc(cap, sizeof(*x->slots));
 	x->mask = cap - 1;
 	for (size_t i = 0; i < old_slots; i++)
-		if (old[i])
-			put(x, hash_of(ctx, old[i] - 1), old[i] - 1);
+		if (old[i].pos1)
+			put(x, old[i]);
 	free(old);
 }
 
-void rt_hashidx_add(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
-		    rt_hashidx_hash_fn *hash_of, const void *ctx)
+void rt_hashidx_add(struct rt_hashidx *x, uint64_t hash, uint32_t pos)
 {
 	/* a slot is always left empty: it ends every probe */
 	if (!x->slots || (x->n + 1) * 2 > x->mask + 1)
-		grow(x, hash_of, ctx);
-	put(x, hash, pos);
+		grow(x);
+	put(x, (struct rt_hashidx_slot){ pos + 1, (uint32_t)hash });
 	x->n++;
 }
 
@@ -60,24 +59,22 @@ static bool stays(size_t home, size_t hole, size_t at)
 			 : home > hole || home <= at;
 }
 
-bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
-		       rt_hashidx_hash_fn *hash_of, const void *ctx)
+bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos)
 {
-	uint32_t *s = slot_of(x, hash, pos);
+	struct rt_hashidx_slot *s = slot_of(x, hash, pos);
 	size_t hole, at;
 
 	if (!s)
 		return false;
 	hole = at = (size_t)(s - x->slots);
-	x->slots[hole] = 0;
+	x->slots[hole].pos1 = 0;
 	x->n--;
-	for (at = (at + 1) & x->mask; x->slots[at]; at = (at + 1) & x->mask) {
-		size_t home = hash_of(ctx, x->slots[at] - 1) & x->mask;
-
-		if (stays(home, hole, at))
+	for (at = (at + 1) & x->mask; x->slots[at].pos1;
+	     at = (at + 1) & x->mask) {
+		if (stays(x->slots[at].hash & x->mask, hole, at))
 			continue;
 		x->slots[hole] = x->slots[at];
-		x->slots[at] = 0;
+		x->slots[at].pos1 = 0;
 		hole = at;
 	}
 	return true;
@@ -86,10 +83,10 @@ bool rt_hashidx_remove(struct rt_hashidx *x, uint64_t hash, uint32_t pos,
 void rt_hashidx_move(struct rt_hashidx *x, uint64_t hash, uint32_t from,
 		     uint32_t to)
 {
-	uint32_t *s = slot_of(x, hash, from);
+	struct rt_hashidx_slot *s = slot_of(x, hash, from);
 
 	if (s)
-		*s = to + 1;
+		s->pos1 = to + 1;
 }
 
 void rt_hashidx_free(struct rt_hashidx *x)

@@ -24,14 +24,6 @@ static bool row_is(const void *ctx, uint32_t pos, const void *key)
 	return r->key == k[0] && r->func == k[1];
 }
 
-static uint64_t row_hash(const void *ctx, uint32_t pos)
-{
-	const struct rt_profile *p = ctx;
-	const struct rt_profile_row *r = &p->rows.v[pos];
-
-	return rt_hash_pair(r->key, r->func);
-}
-
 static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 				      uint32_t func)
 {
@@ -50,7 +42,7 @@ static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 		r->func = func;
 		r->st.min = UINT64_MAX;
 		at = (uint32_t)p->rows.n - 1;
-		rt_hashidx_add(&p->index, h, at, row_hash, p);
+		rt_hashidx_add(&p->index, h, at);
 	}
 	p->last = at + 1;
 	return &p->rows.v[at];

@@ -38,13 +38,6 @@ static bool same(const void *ctx, uint32_t pos, const void *key)
 	return t->keys[pos] == *(const uint64_t *)key;
 }
 
-static uint64_t hash_of(const void *ctx, uint32_t pos)
-{
-	const struct table *t = ctx;
-
-	return t->hash(t->keys[pos]);
-}
-
 static uint32_t find(const struct rt_hashidx *x, const struct table *t,
 		     uint64_t k)
 {
@@ -62,7 +55,7 @@ static uint32_t linear(const struct table *t, uint64_t k)
 static void add(struct rt_hashidx *x, struct table *t, uint64_t k)
 {
 	t->keys[t->n] = k;
-	rt_hashidx_add(x, t->hash(k), (uint32_t)t->n, hash_of, t);
+	rt_hashidx_add(x, t->hash(k), (uint32_t)t->n);
 	t->n++;
 }
 
@@ -72,7 +65,7 @@ static bool take(struct rt_hashidx *x, struct table *t, uint32_t pos)
 {
 	uint32_t last = (uint32_t)t->n - 1;
 
-	if (!rt_hashidx_remove(x, t->hash(t->keys[pos]), pos, hash_of, t))
+	if (!rt_hashidx_remove(x, t->hash(t->keys[pos]), pos))
 		return false;
 	if (pos != last) {
 		rt_hashidx_move(x, t->hash(t->keys[last]), last, pos);
@@ -89,7 +82,7 @@ TEST_CASE(empty)
 
 	TEST_EQ(find(&x, &t, 0), RT_HASHIDX_NONE);
 	TEST_EQ(find(&x, &t, 42), RT_HASHIDX_NONE);
-	TEST_TRUE(!rt_hashidx_remove(&x, 1, 0, hash_of, &t));
+	TEST_TRUE(!rt_hashidx_remove(&x, 1, 0));
 	rt_hashidx_free(&x);
 	rt_hashidx_free(&x);
 	TEST_EQ(x.n, 0);
@@ -219,22 +212,22 @@ TEST_CASE(removal_wraps)
 	add(&x, &t, 100);
 	add(&x, &t, 236);  /* home 236 & 63 = 44: outside the run */
 	TEST_EQ(x.mask, 63);
-	TEST_EQ(x.slots[63], 1);
-	TEST_EQ(x.slots[0], 2);
-	TEST_EQ(x.slots[1], 3);
+	TEST_EQ(x.slots[63].pos1, 1);
+	TEST_EQ(x.slots[0].pos1, 2);
+	TEST_EQ(x.slots[1].pos1, 3);
 	/* key 1 moves back to its home, 63; key 100 back to its home, 0;
 	 * key 236 moves from position 3 into the removed one's, 0 */
 	TEST_TRUE(take(&x, &t, 0));
-	TEST_EQ(x.slots[63], 2);
-	TEST_EQ(x.slots[0], 3);
-	TEST_EQ(x.slots[1], 0);
-	TEST_EQ(x.slots[44], 1);
+	TEST_EQ(x.slots[63].pos1, 2);
+	TEST_EQ(x.slots[0].pos1, 3);
+	TEST_EQ(x.slots[1].pos1, 0);
+	TEST_EQ(x.slots[44].pos1, 1);
 	/* key 100, at home in slot 0 past the hole at 63, stays */
 	TEST_TRUE(take(&x, &t, linear(&t, 1)));
-	TEST_EQ(x.slots[63], 0);
-	TEST_EQ(x.slots[0], 2);
+	TEST_EQ(x.slots[63].pos1, 0);
+	TEST_EQ(x.slots[0].pos1, 2);
 	for (uint64_t k = 0; k < 240; k++)
 		TEST_EQ(find(&x, &t, k), linear(&t, k));
-	TEST_TRUE(!rt_hashidx_remove(&x, wrapping(0), 7, hash_of, &t));
+	TEST_TRUE(!rt_hashidx_remove(&x, wrapping(0), 7));
 	rt_hashidx_free(&x);
 }
