@@ -89,8 +89,9 @@ static struct live live_take(struct live_map *m, uint64_t ptr)
 	struct live *s = live_slot(m, ptr), out = *s;
 	size_t i = s - m->v, j = i;
 
+	/* an empty slot keeps the size of the entry that left it */
 	if (!s->ptr)
-		return out;
+		return (struct live){ 0 };
 	m->v[i].ptr = 0;
 	m->n--;
 	/* move later members of the cluster back into the hole */
