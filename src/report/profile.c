@@ -27,13 +27,16 @@ static bool row_is(const void *ctx, uint32_t pos, const void *key)
 static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 				      uint32_t func)
 {
-	struct rt_profile_row *r = p->last ? &p->rows.v[p->last - 1] : NULL;
 	uint32_t k[2] = { key, func };
+	struct rt_profile_row *r;
 	uint64_t h;
 	uint32_t at;
 
-	if (r && r->key == key && r->func == func)
-		return r;
+	if (p->last) {
+		r = &p->rows.v[p->last - 1];
+		if (r->key == key && r->func == func)
+			return r;
+	}
 	h = rt_hash_pair(key, func);
 	at = rt_hashidx_find(&p->index, h, row_is, p, k);
 	if (at == RT_HASHIDX_NONE) {
