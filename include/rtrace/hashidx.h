@@ -5,16 +5,16 @@
  * a key's hash to the positions of the entries whose key may match, with
  * open addressing and linear probing.  A slot holds a uint32 position and
  * the low 32 bits of its key's hash: a probe compares the entry's key only
- * when those match, and growing needs neither the keys nor the caller's
- * array (the array can be far larger than the index, and is read at
- * random).  Entries never move when the index grows, and the array keeps
+ * when those match, and growing reads neither the keys nor the caller's
+ * array (which can be far larger than the index: rehashing through it
+ * would read it at random).  Entries never move when the index grows, and the array keeps
  * its insertion order, which the reports print in.
  *
  *   struct rt_hashidx ix = {0};
  *   uint32_t at = rt_hashidx_find(&ix, h, same_key, rows.v, &key);
  *   if (at == RT_HASHIDX_NONE) {
  *           vec_push(&rows, row);
- *           rt_hashidx_add(&ix, h, rows.n - 1, row_hash, rows.v);
+ *           rt_hashidx_add(&ix, h, rows.n - 1);
  *   }
  *   rt_hashidx_free(&ix);
  *
