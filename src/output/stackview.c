@@ -12,6 +12,7 @@
 #define PR_FMT "stacks"
 #define PR_DOMAIN RT_DOM_OUTPUT
 #include "rtrace/analysis.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/log.h"
 #include "rtrace/output.h"
 #include "rtrace/stackview.h"
@@ -25,47 +26,34 @@ struct pair {
 
 struct tally {
 	VEC(struct pair) pairs;
-	uint32_t *index;   /* pair + 1 by hash; 0 empty */
-	size_t mask;
+	struct rt_hashidx index;   /* pairs by (func, stack) */
 };
 
-static void reindex(struct tally *t)
+static bool pair_is(const void *ctx, uint32_t pos, const void *key)
 {
-	size_t cap = t->mask ? (t->mask + 1) * 2 : 256;
+	const struct tally *t = ctx;
+	const struct pair *p = &t->pairs.v[pos];
+	const uint32_t *k = key;  /* func, stack */
 
-	free(t->index);
-	t->index = xcalloc(cap, sizeof(*t->index));
-	t->mask = cap - 1;
-	for (size_t i = 0; i < t->pairs.n; i++) {
-		struct pair *p = &t->pairs.v[i];
-		size_t h = hash64((uint64_t)p->func << 32 | p->stack) & t->mask;
-
-		while (t->index[h])
-			h = (h + 1) & t->mask;
-		t->index[h] = i + 1;
-	}
+	return p->func == k[0] && p->stack == k[1];
 }
 
 static void on_enter(void *ctx, const struct rt_call *c)
 {
 	struct tally *t = ctx;
-	size_t h = hash64((uint64_t)c->func << 32 | c->captured) & t->mask;
-	struct pair *p;
+	uint64_t h = rt_hash_pair(c->func, c->captured);
+	uint32_t k[2] = { c->func, c->captured };
+	uint32_t at;
 
 	if (c->flags & RT_CALL_PARTIAL)
 		return;
-	for (; t->index[h]; h = (h + 1) & t->mask) {
-		p = &t->pairs.v[t->index[h] - 1];
-		if (p->func == c->func && p->stack == c->captured) {
-			p->calls++;
-			return;
-		}
+	at = rt_hashidx_find(&t->index, h, pair_is, t, k);
+	if (at != RT_HASHIDX_NONE) {
+		t->pairs.v[at].calls++;
+		return;
 	}
-	p = vec_push_zero(&t->pairs);
-	*p = (struct pair){ c->func, c->captured, 1 };
-	t->index[h] = t->pairs.n;
-	if (t->pairs.n * 2 > t->mask)
-		reindex(t);
+	vec_push(&t->pairs, ((struct pair){ c->func, c->captured, 1 }));
+	rt_hashidx_add(&t->index, h, (uint32_t)t->pairs.n - 1);
 }
 
 static bool same_frames(const struct rt_log_stack *a,
@@ -224,7 +212,6 @@ int rt_stackview_print(struct rt_evlog_reader *r, const struct rt_opts *o,
 	struct rt_analysis_opts aopts = { .stop_cost_ns = -1 };
 	int err;
 
-	reindex(&t);
 	err = rt_analyse(r, &aopts, &sink, 1, NULL);
 	if (!err) {
 		merge_same(&t, r);
@@ -238,6 +225,6 @@ int rt_stackview_print(struct rt_evlog_reader *r, const struct rt_opts *o,
 		err = ferror(out) ? -EIO : 0;
 	}
 	vec_free(&t.pairs);
-	free(t.index);
+	rt_hashidx_free(&t.index);
 	return err;
 }

@@ -3,96 +3,59 @@
 #include <stdlib.h>
 
 #include "rtrace/callgraph.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
-
-/* One table of entries keyed by (a, b): functions use (key, 0). */
-struct table {
-	uint32_t *index;          /* entry + 1 by hash, 0 = empty */
-	size_t mask;
-};
 
 struct rt_callgraph {
 	struct rt_fkeys *keys;
 	uint32_t tid;
 	VEC(struct rt_cg_func) funcs;
 	VEC(struct rt_cg_edge) edges;
-	struct table fidx, eidx;
+	struct rt_hashidx fidx;   /* funcs by key */
+	struct rt_hashidx eidx;   /* edges by (caller, callee) */
 };
 
-static uint64_t func_hash(const struct rt_cg_func *f)
+static bool func_is(const void *ctx, uint32_t pos, const void *key)
 {
-	return hash64(f->key);
+	const struct rt_callgraph *g = ctx;
+
+	return g->funcs.v[pos].key == *(const uint32_t *)key;
 }
 
-static uint64_t edge_hash(const struct rt_cg_edge *e)
+static bool edge_is(const void *ctx, uint32_t pos, const void *key)
 {
-	return hash64((uint64_t)e->caller << 32 | e->callee);
-}
+	const struct rt_callgraph *g = ctx;
+	const struct rt_cg_edge *e = &g->edges.v[pos];
+	const uint32_t *k = key;  /* caller, callee */
 
-static void reindex_funcs(struct rt_callgraph *g)
-{
-	size_t cap = g->fidx.mask ? (g->fidx.mask + 1) * 2 : 256;
-
-	free(g->fidx.index);
-	g->fidx.index = xcalloc(cap, sizeof(uint32_t));
-	g->fidx.mask = cap - 1;
-	for (size_t i = 0; i < g->funcs.n; i++) {
-		size_t h = func_hash(&g->funcs.v[i]) & g->fidx.mask;
-
-		while (g->fidx.index[h])
-			h = (h + 1) & g->fidx.mask;
-		g->fidx.index[h] = i + 1;
-	}
-}
-
-static void reindex_edges(struct rt_callgraph *g)
-{
-	size_t cap = g->eidx.mask ? (g->eidx.mask + 1) * 2 : 256;
-
-	free(g->eidx.index);
-	g->eidx.index = xcalloc(cap, sizeof(uint32_t));
-	g->eidx.mask = cap - 1;
-	for (size_t i = 0; i < g->edges.n; i++) {
-		size_t h = edge_hash(&g->edges.v[i]) & g->eidx.mask;
-
-		while (g->eidx.index[h])
-			h = (h + 1) & g->eidx.mask;
-		g->eidx.index[h] = i + 1;
-	}
+	return e->caller == k[0] && e->callee == k[1];
 }
 
 static struct rt_cg_func *func_for(struct rt_callgraph *g, uint32_t key)
 {
-	struct rt_cg_func probe = { .key = key };
-	size_t h = func_hash(&probe) & g->fidx.mask;
+	uint64_t h = rt_hash_u64(key);
+	uint32_t at = rt_hashidx_find(&g->fidx, h, func_is, g, &key);
 
-	for (; g->fidx.index[h]; h = (h + 1) & g->fidx.mask)
-		if (g->funcs.v[g->fidx.index[h] - 1].key == key)
-			return &g->funcs.v[g->fidx.index[h] - 1];
-	vec_push(&g->funcs, probe);
-	g->fidx.index[h] = g->funcs.n;
-	if (g->funcs.n * 2 > g->fidx.mask)
-		reindex_funcs(g);
+	if (at != RT_HASHIDX_NONE)
+		return &g->funcs.v[at];
+	vec_push(&g->funcs, ((struct rt_cg_func){ .key = key }));
+	rt_hashidx_add(&g->fidx, h, (uint32_t)g->funcs.n - 1);
 	return vec_last(&g->funcs);
 }
 
 static struct rt_cg_edge *edge_for(struct rt_callgraph *g, uint32_t caller,
 				   uint32_t callee)
 {
-	struct rt_cg_edge probe = { .caller = caller, .callee = callee };
-	size_t h = edge_hash(&probe) & g->eidx.mask;
+	uint64_t h = rt_hash_pair(caller, callee);
+	uint32_t k[2] = { caller, callee };
+	uint32_t at = rt_hashidx_find(&g->eidx, h, edge_is, g, k);
 
-	for (; g->eidx.index[h]; h = (h + 1) & g->eidx.mask) {
-		struct rt_cg_edge *e = &g->edges.v[g->eidx.index[h] - 1];
-
-		if (e->caller == caller && e->callee == callee)
-			return e;
-	}
-	vec_push(&g->edges, probe);
-	g->eidx.index[h] = g->edges.n;
-	if (g->edges.n * 2 > g->eidx.mask)
-		reindex_edges(g);
+	if (at != RT_HASHIDX_NONE)
+		return &g->edges.v[at];
+	vec_push(&g->edges,
+		 ((struct rt_cg_edge){ .caller = caller, .callee = callee }));
+	rt_hashidx_add(&g->eidx, h, (uint32_t)g->edges.n - 1);
 	return vec_last(&g->edges);
 }
 
@@ -127,8 +90,6 @@ struct rt_callgraph *rt_callgraph_new(struct rt_fkeys *keys, uint32_t tid)
 
 	g->keys = keys;
 	g->tid = tid;
-	reindex_funcs(g);
-	reindex_edges(g);
 	return g;
 }
 
@@ -138,8 +99,8 @@ void rt_callgraph_free(struct rt_callgraph *g)
 		return;
 	vec_free(&g->funcs);
 	vec_free(&g->edges);
-	free(g->fidx.index);
-	free(g->eidx.index);
+	rt_hashidx_free(&g->fidx);
+	rt_hashidx_free(&g->eidx);
 	free(g);
 }
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rtrace/cct.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
 
@@ -19,45 +20,29 @@ struct rt_cct {
 	struct rt_fkeys *keys;
 	uint32_t tid;
 	VEC(struct rt_cct_node) nodes;
-	uint32_t *index;           /* node + 1 by hash of (parent, key) */
-	size_t mask;
+	struct rt_hashidx index;   /* nodes but the root by (parent, key) */
 	VEC(node_stack) open;      /* by rt_call.thread: open calls' nodes */
 };
 
-static uint64_t pair(uint32_t parent, uint32_t key)
+static bool node_is(const void *ctx, uint32_t pos, const void *key)
 {
-	return (uint64_t)parent << 32 | key;
-}
+	const struct rt_cct *t = ctx;
+	const struct rt_cct_node *n = &t->nodes.v[pos];
+	const uint32_t *k = key;  /* parent, key */
 
-static void reindex(struct rt_cct *t)
-{
-	size_t cap = t->mask ? (t->mask + 1) * 2 : 1024;
-
-	free(t->index);
-	t->index = xcalloc(cap, sizeof(*t->index));
-	t->mask = cap - 1;
-	for (size_t i = 1; i < t->nodes.n; i++) {
-		const struct rt_cct_node *n = &t->nodes.v[i];
-		size_t h = hash64(pair(n->parent, n->key)) & t->mask;
-
-		while (t->index[h])
-			h = (h + 1) & t->mask;
-		t->index[h] = i + 1;
-	}
+	return n->parent == k[0] && n->key == k[1];
 }
 
 /* The child of @parent for function key @key, made when new. */
 static uint32_t child(struct rt_cct *t, uint32_t parent, uint32_t key)
 {
-	size_t h = hash64(pair(parent, key)) & t->mask;
+	uint64_t h = rt_hash_pair(parent, key);
+	uint32_t k[2] = { parent, key };
+	uint32_t i = rt_hashidx_find(&t->index, h, node_is, t, k);
 	struct rt_cct_node *n;
-	uint32_t i;
 
-	for (; t->index[h]; h = (h + 1) & t->mask) {
-		n = &t->nodes.v[t->index[h] - 1];
-		if (n->parent == parent && n->key == key)
-			return t->index[h] - 1;
-	}
+	if (i != RT_HASHIDX_NONE)
+		return i;
 	i = t->nodes.n;
 	n = vec_push_zero(&t->nodes);
 	n->parent = parent;
@@ -65,9 +50,7 @@ static uint32_t child(struct rt_cct *t, uint32_t parent, uint32_t key)
 	n->depth = t->nodes.v[parent].depth + 1;
 	n->next = t->nodes.v[parent].first_child;
 	t->nodes.v[parent].first_child = i;
-	t->index[h] = i + 1;
-	if (t->nodes.n * 2 > t->mask)
-		reindex(t);
+	rt_hashidx_add(&t->index, h, i);
 	return i;
 }
 
@@ -154,7 +137,6 @@ struct rt_cct *rt_cct_new(struct rt_fkeys *keys, uint32_t tid)
 	t->keys = keys;
 	t->tid = tid;
 	vec_push_zero(&t->nodes);  /* the root */
-	reindex(t);
 	return t;
 }
 
@@ -166,7 +148,7 @@ void rt_cct_free(struct rt_cct *t)
 		vec_free(st);
 	vec_free(&t->open);
 	vec_free(&t->nodes);
-	free(t->index);
+	rt_hashidx_free(&t->index);
 	free(t);
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rtrace/fkeys.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/match.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -28,56 +29,27 @@ struct rt_fkeys {
 	size_t nglobs;
 	VEC(struct fentry) ids;   /* by function id */
 	VEC(char *) made;         /* names made up for unknown ids */
-	uint32_t *by_name;        /* open addressing: key + 1, 0 = empty */
-	size_t mask, used;
+	struct rt_hashidx by_name;  /* the first id of each name */
 };
 
-static uint64_t hash_str(const char *s)
+static bool named(const void *ctx, uint32_t pos, const void *key)
 {
-	uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+	const struct rt_fkeys *k = ctx;
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return strcmp(k->ids.v[pos].name, key) == 0;
 }
-
-static void grow_names(struct rt_fkeys *k);
 
 /* The key of the first function met with the name of @id, or @id. */
 static uint32_t key_by_name(struct rt_fkeys *k, uint32_t id)
 {
 	const char *name = k->ids.v[id].name;
-	size_t h;
+	uint64_t h = rt_hash_str(name);
+	uint32_t first = rt_hashidx_find(&k->by_name, h, named, k, name);
 
-	if (k->used * 2 >= k->mask)
-		grow_names(k);
-	h = hash_str(name) & k->mask;
-	for (; k->by_name[h]; h = (h + 1) & k->mask)
-		if (strcmp(k->ids.v[k->by_name[h] - 1].name, name) == 0)
-			return k->by_name[h] - 1;
-	k->by_name[h] = id + 1;
-	k->used++;
+	if (first != RT_HASHIDX_NONE)
+		return first;
+	rt_hashidx_add(&k->by_name, h, id);
 	return id;
-}
-
-static void grow_names(struct rt_fkeys *k)
-{
-	uint32_t *old = k->by_name;
-	size_t old_cap = k->mask + 1, cap = old ? old_cap * 2 : 256;
-
-	k->by_name = xcalloc(cap, sizeof(*k->by_name));
-	k->mask = cap - 1;
-	for (size_t i = 0; old && i < old_cap; i++) {
-		size_t h;
-
-		if (!old[i])
-			continue;
-		h = hash_str(k->ids.v[old[i] - 1].name) & k->mask;
-		while (k->by_name[h])
-			h = (h + 1) & k->mask;
-		k->by_name[h] = old[i];
-	}
-	free(old);
 }
 
 static struct fentry *entry(struct rt_fkeys *k, uint32_t id)
@@ -151,7 +123,6 @@ struct rt_fkeys *rt_fkeys_new(struct rt_evlog_reader *r, bool instances,
 	k->instances = instances;
 	k->globs = globs;
 	k->nglobs = nglobs;
-	grow_names(k);
 	return k;
 }
 
@@ -163,6 +134,6 @@ void rt_fkeys_free(struct rt_fkeys *k)
 		free(*s);
 	vec_free(&k->made);
 	vec_free(&k->ids);
-	free(k->by_name);
+	rt_hashidx_free(&k->by_name);
 	free(k);
 }

@@ -13,6 +13,7 @@
 #define PR_FMT "memory"
 #define PR_DOMAIN RT_DOM_ANALYSIS
 #include "rtrace/analysis.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/log.h"
 #include "rtrace/memprof.h"
 #include "rtrace/util.h"
@@ -22,22 +23,22 @@
 #define MEM_FLAGS (RT_FUNC_MEM_ALLOC | RT_FUNC_MEM_REALLOC | RT_FUNC_MEM_FREE)
 
 struct live {
-	uint64_t ptr;            /* 0: empty slot */
+	uint64_t ptr;
 	uint64_t size;
 	uint32_t owner;
 };
 
+/* The live allocations, kept dense: a freed one's place takes the last. */
 struct live_map {
-	struct live *v;
-	size_t mask, n;
+	VEC(struct live) v;
+	struct rt_hashidx index;   /* by ptr */
 };
 
 struct state {
 	struct rt_evlog_reader *r;
 	struct live_map live;
 	VEC(struct rt_mem_row) rows;
-	uint32_t *row_index;     /* row + 1 by hash of func; 0 empty */
-	size_t row_mask;
+	struct rt_hashidx row_index;   /* rows by func */
 	VEC(struct rt_mem_point) series;
 	uint64_t spacing;        /* least ns between two series points */
 	uint64_t heap, allocs, peak_at;  /* peak_at: allocation number */
@@ -46,103 +47,77 @@ struct state {
 	struct rt_memprof *m;
 };
 
-/* ---- the live table (linear probing, deletion by backward shift) ------ */
+/* ---- the live table ------------------------------------------------------ */
 
-static struct live *live_slot(const struct live_map *m, uint64_t ptr)
+static bool live_is(const void *ctx, uint32_t pos, const void *key)
 {
-	size_t i = hash64(ptr) & m->mask;
+	const struct live_map *m = ctx;
 
-	while (m->v[i].ptr && m->v[i].ptr != ptr)
-		i = (i + 1) & m->mask;
-	return &m->v[i];
-}
-
-static void live_grow(struct live_map *m)
-{
-	struct live_map g = { .mask = m->mask ? m->mask * 2 + 1 : 1023 };
-
-	g.v = xcalloc(g.mask + 1, sizeof(*g.v));
-	for (size_t i = 0; m->v && i <= m->mask; i++)
-		if (m->v[i].ptr)
-			*live_slot(&g, m->v[i].ptr) = m->v[i];
-	g.n = m->n;
-	free(m->v);
-	*m = g;
+	return m->v.v[pos].ptr == *(const uint64_t *)key;
 }
 
 static void live_put(struct live_map *m, uint64_t ptr, uint64_t size,
 		     uint32_t owner)
 {
-	struct live *s;
+	uint64_t h = rt_hash_u64(ptr);
+	uint32_t at = rt_hashidx_find(&m->index, h, live_is, m, &ptr);
 
-	if ((m->n + 1) * 2 > m->mask)
-		live_grow(m);
-	s = live_slot(m, ptr);
-	if (!s->ptr)
-		m->n++;
-	*s = (struct live){ ptr, size, owner };
+	if (at == RT_HASHIDX_NONE) {
+		at = (uint32_t)m->v.n;
+		vec_push_zero(&m->v);
+		rt_hashidx_add(&m->index, h, at);
+	}
+	m->v.v[at] = (struct live){ ptr, size, owner };
 }
 
 /* Removes @ptr; returns its entry (ptr 0 when it was not live). */
 static struct live live_take(struct live_map *m, uint64_t ptr)
 {
-	struct live *s = live_slot(m, ptr), out = *s;
-	size_t i = s - m->v, j = i;
+	uint64_t h = rt_hash_u64(ptr);
+	uint32_t at = rt_hashidx_find(&m->index, h, live_is, m, &ptr);
+	uint32_t last = (uint32_t)m->v.n - 1;
+	struct live out;
 
-	if (!s->ptr)
-		return out;
-	m->v[i].ptr = 0;
-	m->n--;
-	/* move later members of the cluster back into the hole */
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & m->mask;
-		if (!m->v[j].ptr)
-			break;
-		home = hash64(m->v[j].ptr) & m->mask;
-		if ((j > i && (home <= i || home > j)) ||
-		    (j < i && home <= i && home > j)) {
-			m->v[i] = m->v[j];
-			m->v[j].ptr = 0;
-			i = j;
-		}
+	if (at == RT_HASHIDX_NONE)
+		return (struct live){ 0 };
+	out = m->v.v[at];
+	rt_hashidx_remove(&m->index, h, at);
+	if (at != last) {
+		rt_hashidx_move(&m->index, rt_hash_u64(m->v.v[last].ptr), last,
+				at);
+		m->v.v[at] = m->v.v[last];
 	}
+	m->v.n--;
 	return out;
+}
+
+static void live_clear(struct live_map *m)
+{
+	vec_free(&m->v);
+	rt_hashidx_free(&m->index);
 }
 
 /* ---- rows --------------------------------------------------------------- */
 
-static void rows_reindex(struct state *s)
+static bool row_is(const void *ctx, uint32_t pos, const void *key)
 {
-	size_t cap = s->row_mask ? (s->row_mask + 1) * 2 : 64;
+	const struct state *s = ctx;
 
-	free(s->row_index);
-	s->row_index = xcalloc(cap, sizeof(*s->row_index));
-	s->row_mask = cap - 1;
-	for (size_t i = 0; i < s->rows.n; i++) {
-		size_t h = hash64(s->rows.v[i].func) & s->row_mask;
-
-		while (s->row_index[h])
-			h = (h + 1) & s->row_mask;
-		s->row_index[h] = i + 1;
-	}
+	return s->rows.v[pos].func == *(const uint32_t *)key;
 }
 
 static struct rt_mem_row *row(struct state *s, uint32_t func)
 {
-	size_t h = hash64(func) & s->row_mask;
+	uint64_t h = rt_hash_u64(func);
+	uint32_t at = rt_hashidx_find(&s->row_index, h, row_is, s, &func);
 	struct rt_mem_row *r;
 
-	for (; s->row_index[h]; h = (h + 1) & s->row_mask)
-		if (s->rows.v[s->row_index[h] - 1].func == func)
-			return &s->rows.v[s->row_index[h] - 1];
+	if (at != RT_HASHIDX_NONE)
+		return &s->rows.v[at];
 	r = vec_push_zero(&s->rows);
 	r->func = func;
-	s->row_index[h] = s->rows.n;
-	if (s->rows.n * 2 > s->row_mask)
-		rows_reindex(s);
-	return &s->rows.v[s->rows.n - 1];
+	rt_hashidx_add(&s->row_index, h, (uint32_t)s->rows.n - 1);
+	return r;
 }
 
 /* ---- the heap over time -------------------------------------------------- */
@@ -304,13 +279,10 @@ static int pass(struct state *s)
 /* Who held the memory: from the live table, at the end or at the peak. */
 static void tally_live(struct state *s, bool at_peak)
 {
-	for (size_t i = 0; s->live.v && i <= s->live.mask; i++) {
-		const struct live *l = &s->live.v[i];
-		struct rt_mem_row *r;
+	for (size_t i = 0; i < s->live.v.n; i++) {
+		const struct live *l = &s->live.v.v[i];
+		struct rt_mem_row *r = row(s, l->owner);
 
-		if (!l->ptr)
-			continue;
-		r = row(s, l->owner);
 		if (at_peak) {
 			r->at_peak += l->size;
 		} else {
@@ -345,8 +317,6 @@ int rt_memprof_build(struct rt_evlog_reader *r, struct rt_memprof **out)
 
 	*out = NULL;
 	s.m = m;
-	rows_reindex(&s);
-	live_grow(&s.live);
 	err = pass(&s);
 	/* the function tables are known once the log was read */
 	if (!err && !has_allocator(r, &m->allocator))
@@ -357,8 +327,7 @@ int rt_memprof_build(struct rt_evlog_reader *r, struct rt_memprof **out)
 		m->allocs = s.allocs;
 	}
 	if (!err && s.peak_at) {
-		memset(s.live.v, 0, (s.live.mask + 1) * sizeof(*s.live.v));
-		s.live.n = 0;
+		live_clear(&s.live);
 		s.stop_after = s.peak_at;
 		err = pass(&s);
 		tally_live(&s, true);
@@ -369,8 +338,8 @@ int rt_memprof_build(struct rt_evlog_reader *r, struct rt_memprof **out)
 	m->nrows = s.rows.n;
 	m->series = s.series.v;
 	m->npoints = s.series.n;
-	free(s.live.v);
-	free(s.row_index);
+	live_clear(&s.live);
+	rt_hashidx_free(&s.row_index);
 	if (err) {
 		rt_memprof_free(m);
 		return err;

@@ -2,6 +2,7 @@
 /* Per-function sums over the calls the analysis produces. */
 #include <stdlib.h>
 
+#include "rtrace/hashidx.h"
 #include "rtrace/profile.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
@@ -9,58 +10,45 @@
 struct rt_profile {
 	enum rt_profile_split split;
 	VEC(struct rt_profile_row) rows;
-	uint32_t *index;   /* row + 1 by hash of (key, func); 0 empty */
-	size_t mask;
+	struct rt_hashidx index;   /* rows by (key, func) */
 	size_t last;       /* the row found last, + 1: a hot loop calls the
 			    * same function again and again */
 };
 
-static uint64_t row_key(uint32_t key, uint32_t func)
+static bool row_is(const void *ctx, uint32_t pos, const void *key)
 {
-	return (uint64_t)key << 32 | func;
-}
+	const struct rt_profile *p = ctx;
+	const struct rt_profile_row *r = &p->rows.v[pos];
+	const uint32_t *k = key;  /* key, func */
 
-static void reindex(struct rt_profile *p)
-{
-	size_t cap = p->mask ? (p->mask + 1) * 2 : 64;
-
-	free(p->index);
-	p->index = xcalloc(cap, sizeof(*p->index));
-	p->mask = cap - 1;
-	for (size_t i = 0; i < p->rows.n; i++) {
-		const struct rt_profile_row *r = &p->rows.v[i];
-		size_t h = hash64(row_key(r->key, r->func)) & p->mask;
-
-		while (p->index[h])
-			h = (h + 1) & p->mask;
-		p->index[h] = i + 1;
-	}
+	return r->key == k[0] && r->func == k[1];
 }
 
 static struct rt_profile_row *row_for(struct rt_profile *p, uint32_t key,
 				      uint32_t func)
 {
-	struct rt_profile_row *r = p->last ? &p->rows.v[p->last - 1] : NULL;
-	size_t h;
+	uint32_t k[2] = { key, func };
+	struct rt_profile_row *r;
+	uint64_t h;
+	uint32_t at;
 
-	if (r && r->key == key && r->func == func)
-		return r;
-	h = hash64(row_key(key, func)) & p->mask;
-	for (; p->index[h]; h = (h + 1) & p->mask) {
-		r = &p->rows.v[p->index[h] - 1];
-		if (r->key == key && r->func == func) {
-			p->last = p->index[h];
+	if (p->last) {
+		r = &p->rows.v[p->last - 1];
+		if (r->key == key && r->func == func)
 			return r;
-		}
 	}
-	r = vec_push_zero(&p->rows);
-	r->key = key;
-	r->func = func;
-	r->st.min = UINT64_MAX;
-	p->index[h] = p->rows.n;
-	if (p->rows.n * 2 > p->mask)
-		reindex(p);
-	return &p->rows.v[p->rows.n - 1];
+	h = rt_hash_pair(key, func);
+	at = rt_hashidx_find(&p->index, h, row_is, p, k);
+	if (at == RT_HASHIDX_NONE) {
+		r = vec_push_zero(&p->rows);
+		r->key = key;
+		r->func = func;
+		r->st.min = UINT64_MAX;
+		at = (uint32_t)p->rows.n - 1;
+		rt_hashidx_add(&p->index, h, at);
+	}
+	p->last = at + 1;
+	return &p->rows.v[at];
 }
 
 static void on_leave(void *ctx, const struct rt_call *c)
@@ -101,7 +89,6 @@ struct rt_profile *rt_profile_new(enum rt_profile_split split)
 	struct rt_profile *p = xcalloc(1, sizeof(*p));
 
 	p->split = split;
-	reindex(p);
 	return p;
 }
 
@@ -110,7 +97,7 @@ void rt_profile_free(struct rt_profile *p)
 	if (!p)
 		return;
 	vec_free(&p->rows);
-	free(p->index);
+	rt_hashidx_free(&p->index);
 	free(p);
 }
 

@@ -20,6 +20,7 @@
 #define PR_FMT "inlined"
 #define PR_DOMAIN RT_DOM_SYMBOLS
 #include "rtrace/demangle.h"
+#include "rtrace/hashidx.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/util.h"
@@ -27,7 +28,7 @@
 
 /* An abstract origin already classified: its function, or none. */
 struct origin {
-	uint64_t off;            /* DIE offset + 1; 0 = empty slot */
+	uint64_t off;            /* of the abstract origin's DIE */
 	int32_t fn;              /* index in funcs, or -1: not selected */
 };
 
@@ -46,11 +47,9 @@ struct walk {
 	size_t *raw_idx;          /* their symbol indexes */
 	size_t nraw;
 	const bool *selected;     /* by symbol index */
-	struct origin *seen;      /* open addressing on the DIE offset */
-	size_t seen_mask, nseen;
-	int32_t *by_raw;          /* index + 1 in funcs, open addressing on
-				   * the hash of the linkage name; 0 = empty */
-	size_t by_raw_mask;
+	VEC(struct origin) seen;  /* the origins classified so far */
+	struct rt_hashidx seen_index;  /* seen by DIE offset */
+	struct rt_hashidx by_raw; /* in->funcs by linkage name */
 	Dwarf_Files *files;       /* of the current unit, or NULL */
 	rt_raddr text_lo, text_hi;  /* where code is */
 };
@@ -100,65 +99,29 @@ static long symbol_named(const struct walk *w, const char *raw)
 	return -1;
 }
 
-static struct origin *seen_slot(struct walk *w, uint64_t off)
+static bool seen_is(const void *ctx, uint32_t pos, const void *key)
 {
-	size_t h = hash64(off) & w->seen_mask;
+	const struct walk *w = ctx;
 
-	while (w->seen[h].off && w->seen[h].off != off + 1)
-		h = (h + 1) & w->seen_mask;
-	return &w->seen[h];
+	return w->seen.v[pos].off == *(const uint64_t *)key;
 }
 
-static void seen_grow(struct walk *w)
+static bool raw_is(const void *ctx, uint32_t pos, const void *key)
 {
-	struct origin *old = w->seen;
-	size_t cap = old ? (w->seen_mask + 1) * 2 : 1024;
+	const struct walk *w = ctx;
 
-	w->seen = xcalloc(cap, sizeof(*w->seen));
-	w->seen_mask = cap - 1;
-	for (size_t i = 0; old && i < cap / 2; i++)
-		if (old[i].off)
-			*seen_slot(w, old[i].off - 1) = old[i];
-	free(old);
+	return strcmp(w->in->funcs.v[pos].fn.raw, key) == 0;
 }
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 14695981039346656037ULL;  /* FNV-1a */
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
-	return hash64(h);
-}
-
-/* The slot of linkage name @raw in by_raw: its function's, or the empty
- * one where it goes.  A unit per crate inlines the same functions: the
- * names are looked up once per unit each. */
-static int32_t *raw_slot(const struct walk *w, const char *raw)
-{
-	size_t h = hash_str(raw) & w->by_raw_mask;
-
-	while (w->by_raw[h] &&
-	       strcmp(w->in->funcs.v[w->by_raw[h] - 1].fn.raw, raw))
-		h = (h + 1) & w->by_raw_mask;
-	return &w->by_raw[h];
-}
-
-static void by_raw_grow(struct walk *w)
-{
-	size_t cap = w->by_raw ? (w->by_raw_mask + 1) * 2 : 256;
-
-	free(w->by_raw);
-	w->by_raw = xcalloc(cap, sizeof(*w->by_raw));
-	w->by_raw_mask = cap - 1;
-	for (size_t i = 0; i < w->in->funcs.n; i++)
-		*raw_slot(w, w->in->funcs.v[i].fn.raw) = (int32_t)i + 1;
-}
-
-/* The function of linkage name @raw already in the table, or -1. */
+/* The function of linkage name @raw already in the table, or -1.  A unit
+ * per crate inlines the same functions: the names are looked up once per
+ * unit each. */
 static int32_t func_by_raw(const struct walk *w, const char *raw)
 {
-	return *raw_slot(w, raw) - 1;
+	uint32_t at = rt_hashidx_find(&w->by_raw, rt_hash_str(raw), raw_is,
+				      w, raw);
+
+	return at == RT_HASHIDX_NONE ? -1 : (int32_t)at;
 }
 
 static int32_t add_func(struct walk *w, Dwarf_Die *origin, const char *raw,
@@ -178,10 +141,8 @@ static int32_t add_func(struct walk *w, Dwarf_Die *origin, const char *raw,
 	f->fn.file = file ? xstrdup(file) : NULL;
 	if (dwarf_decl_line(origin, &line) == 0)
 		f->fn.line = (unsigned)line;
-	if (w->in->funcs.n * 2 > w->by_raw_mask)
-		by_raw_grow(w);
-	else
-		*raw_slot(w, raw) = (int32_t)w->in->funcs.n;
+	rt_hashidx_add(&w->by_raw, rt_hash_str(raw),
+		       (uint32_t)w->in->funcs.n - 1);
 	return (int32_t)(w->in->funcs.n - 1);
 }
 
@@ -222,20 +183,22 @@ static int32_t origin_func(struct walk *w, Dwarf_Die *die)
 {
 	Dwarf_Attribute at;
 	Dwarf_Die origin;
-	struct origin *o;
+	uint64_t off, h;
+	uint32_t pos;
+	int32_t fn;
 
 	if (!dwarf_attr(die, DW_AT_abstract_origin, &at) ||
 	    !dwarf_formref_die(&at, &origin))
 		return -1;
-	if (w->nseen * 2 >= w->seen_mask)
-		seen_grow(w);
-	o = seen_slot(w, dwarf_dieoffset(&origin));
-	if (!o->off) {
-		o->off = dwarf_dieoffset(&origin) + 1;
-		o->fn = classify(w, &origin);
-		w->nseen++;
-	}
-	return o->fn;
+	off = dwarf_dieoffset(&origin);
+	h = rt_hash_u64(off);
+	pos = rt_hashidx_find(&w->seen_index, h, seen_is, w, &off);
+	if (pos != RT_HASHIDX_NONE)
+		return w->seen.v[pos].fn;
+	fn = classify(w, &origin);
+	vec_push(&w->seen, ((struct origin){ off, fn }));
+	rt_hashidx_add(&w->seen_index, h, (uint32_t)w->seen.n - 1);
+	return fn;
 }
 
 /* Where an instance begins: DW_AT_entry_pc, else DW_AT_low_pc, else the
@@ -406,8 +369,6 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 	if (dw) {
 		rt_symbols_text_range(syms, &w.text_lo, &w.text_hi);
 		index_symbols(&w);
-		seen_grow(&w);
-		by_raw_grow(&w);
 		walk_units(&w, dw);
 		drop_empty(in);
 		if (in->sites.n)  /* qsort wants storage even for none */
@@ -418,8 +379,9 @@ int rt_inlined_find(const struct rt_symbols *syms, struct rt_matcher *m,
 	       in->sites.n);
 	free(w.raw_sorted);
 	free(w.raw_idx);
-	free(w.seen);
-	free(w.by_raw);
+	vec_free(&w.seen);
+	rt_hashidx_free(&w.seen_index);
+	rt_hashidx_free(&w.by_raw);
 	free(selected);
 	*out = in;
 	return 0;

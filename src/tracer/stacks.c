@@ -3,54 +3,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrace/hashidx.h"
 #include "rtrace/stacks.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
 
 struct entry {
-	uint64_t hash;
 	uint32_t pid;
 	uint32_t n;
 	rt_raddr *pcs;
 };
 
+struct key {
+	uint32_t pid;
+	size_t n;
+	const rt_raddr *pcs;
+};
+
 struct rt_stacks {
 	VEC(struct entry) entries;   /* id - 1 */
-	uint32_t *index;             /* id by hash, 0 = empty */
-	size_t mask;
+	struct rt_hashidx index;     /* entries by (pid, pcs) */
 };
 
 static uint64_t hash_of(uint32_t pid, const rt_raddr *pcs, size_t n)
 {
-	uint64_t h = hash64(pid ^ ((uint64_t)n << 32));
+	uint64_t h = rt_hash_u64(pid ^ ((uint64_t)n << 32));
 
 	for (size_t i = 0; i < n; i++)
-		h = hash64(h ^ pcs[i]);
+		h = rt_hash_u64(h ^ pcs[i]);
 	return h;
-}
-
-static void grow(struct rt_stacks *s)
-{
-	size_t cap = s->mask ? (s->mask + 1) * 2 : 256;
-
-	free(s->index);
-	s->index = xcalloc(cap, sizeof(*s->index));
-	s->mask = cap - 1;
-	for (size_t i = 0; i < s->entries.n; i++) {
-		size_t h = s->entries.v[i].hash & s->mask;
-
-		while (s->index[h])
-			h = (h + 1) & s->mask;
-		s->index[h] = i + 1;
-	}
 }
 
 struct rt_stacks *rt_stacks_new(void)
 {
-	struct rt_stacks *s = xcalloc(1, sizeof(*s));
-
-	grow(s);
-	return s;
+	return xcalloc(1, sizeof(struct rt_stacks));
 }
 
 void rt_stacks_free(struct rt_stacks *s)
@@ -60,39 +46,36 @@ void rt_stacks_free(struct rt_stacks *s)
 	vec_for_each(&s->entries, e)
 		free(e->pcs);
 	vec_free(&s->entries);
-	free(s->index);
+	rt_hashidx_free(&s->index);
 	free(s);
 }
 
-static bool same(const struct entry *e, uint64_t h, uint32_t pid,
-		 const rt_raddr *pcs, size_t n)
+static bool same(const void *ctx, uint32_t pos, const void *key)
 {
-	return e->hash == h && e->pid == pid && e->n == n &&
-	       memcmp(e->pcs, pcs, n * sizeof(*pcs)) == 0;
+	const struct rt_stacks *s = ctx;
+	const struct entry *e = &s->entries.v[pos];
+	const struct key *k = key;
+
+	return e->pid == k->pid && e->n == k->n &&
+	       memcmp(e->pcs, k->pcs, k->n * sizeof(*k->pcs)) == 0;
 }
 
 uint32_t rt_stacks_intern(struct rt_stacks *s, uint32_t pid,
 			  const rt_raddr *pcs, size_t n, bool *fresh)
 {
 	uint64_t h = hash_of(pid, pcs, n);
-	size_t i = h & s->mask;
+	struct key k = { pid, n, pcs };
+	uint32_t at = rt_hashidx_find(&s->index, h, same, s, &k);
 	struct entry *e;
 
-	for (; s->index[i]; i = (i + 1) & s->mask) {
-		if (same(&s->entries.v[s->index[i] - 1], h, pid, pcs, n)) {
-			*fresh = false;
-			return s->index[i];
-		}
-	}
+	*fresh = at == RT_HASHIDX_NONE;
+	if (!*fresh)
+		return at + 1;
 	e = vec_push_zero(&s->entries);
-	e->hash = h;
 	e->pid = pid;
 	e->n = n;
 	e->pcs = xmalloc((n + 1) * sizeof(*pcs));
 	memcpy(e->pcs, pcs, n * sizeof(*pcs));
-	s->index[i] = s->entries.n;
-	if (s->entries.n * 2 > s->mask)
-		grow(s);
-	*fresh = true;
+	rt_hashidx_add(&s->index, h, (uint32_t)s->entries.n - 1);
 	return s->entries.n;
 }
