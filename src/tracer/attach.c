@@ -340,7 +340,8 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	rt_image_log(tr, p);
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
 		replay_frames(tr, rt_tasks_thread_at(tr->tasks, i), ts);
-		rt_tracer_give_ring(tr, rt_tasks_thread_at(tr->tasks, i));
+		tr->engine->thread_new(tr, rt_tasks_thread_at(tr->tasks, i),
+				       NULL);
 	}
 	return 0;
 }
@@ -501,12 +502,12 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 		if (th->proc != p)
 			continue;
 		leave_relay(th, plan);
-		rt_tracer_leave_scratch(tr, th, lo, hi, rt_tracer_bell);
+		tr->engine->leave(tr, th, lo, hi);
 	}
 	if (!any)
 		return;
 	if (img == p->img)
-		rt_tracer_end_inline(tr, p, any);
+		tr->engine->unmap(tr, p, any);
 	rt_remote_munmap(any->tid, p->mem, lo, hi - lo, &any->pending_sig);
 }
 

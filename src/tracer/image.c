@@ -411,6 +411,11 @@ static unsigned inline_kinds(const struct rt_tracer *tr)
 	return RT_PROBE_ENTRY | RT_PROBE_EXIT | RT_PROBE_TAIL;
 }
 
+unsigned rt_image_jump_kinds(const struct rt_tracer *tr)
+{
+	return inline_kinds(tr);
+}
+
 static bool must_stop(void *ctx, const struct rt_func *fn)
 {
 	return rt_matcher_select(ctx, fn->name, fn->raw);

@@ -10,12 +10,14 @@
 
 #include <signal.h>
 
+#include "rtrace/engine.h"
 #include "rtrace/stacks.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracer.h"
 
 struct rt_tracer {
 	struct rt_tracer_config cfg;
+	const struct rt_engine_ops *engine;  /* rt_engine_choose()'s */
 	struct rt_tasks *tasks;
 	pid_t first_pid;
 	bool first_exec_done;
@@ -84,21 +86,10 @@ void rt_attach_keep_clear(struct rt_tracer *tr, struct rt_plan *plan);
  * since the last look, and probes what it needs in them. */
 void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
 
-/* Attached, a stopped thread gets its ring now rather than at its first
- * event, whose stop would be at one of rtrace's breakpoints: a thread
- * stopped there dies with rtrace, if rtrace is killed.  Does nothing
- * when rtrace launched the program, or the thread has a ring. */
-void rt_tracer_give_ring(struct rt_tracer *tr, struct rt_thread *th);
-
 /* A tracer with @cfg and no process yet but the first one's pid; the
  * caller's (rt_tracer_free()). */
 struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
 				   pid_t pid);
-
-/* @th, stopped by a breakpoint at @th->regs, rang one of the inline
- * recorder's: handled (the ring emptied, or the thread given a ring);
- * returns whether th->regs changed and must be written back. */
-bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th);
 
 /* The probe at @site in one of @p's images (its executable first: that is
  * where the hits are), and in *plan the plan it belongs to; NULL when
@@ -107,8 +98,8 @@ const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
 					    rt_raddr site,
 					    const struct rt_plan **plan);
 
-/* Handles a stop of @th at one of the inline recorder's breakpoints;
- * returns whether it changed th->regs (to be written back). */
+/* Handles a stop of @th at one of the engine's own breakpoints met while
+ * stepping; returns whether it changed th->regs (to be written back). */
 typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);
 
 /* Stopped thread @th, interrupted just as it ran into one of rtrace's
@@ -121,15 +112,24 @@ void rt_tracer_take_pending_trap(struct rt_thread *th);
 /* Moves stopped thread @th out of the scratch area [@lo, @hi): out of the
  * measuring chain by setting its instruction pointer to where it was
  * going; out of a slot, a trampoline or the recorder by stepping (cold
- * path, once per thread), @bell handling the recorder's breakpoints met
+ * path, once per thread), @bell handling the engine's breakpoints met
  * on the way. */
 void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 			     rt_raddr lo, rt_raddr hi, rt_bell_fn *bell);
 
-/* Empties every ring of @p into the log and removes its event area
- * (through stopped thread @th): the inline engine is done with it. */
-void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
-			  struct rt_thread *th);
+/* The probe kinds the jump engine patches in this session (engine.h's
+ * plan_kinds). */
+unsigned rt_image_jump_kinds(const struct rt_tracer *tr);
+
+/* Records the name of thread @th when it is new or changed; a libtest
+ * thread gets its test's full name, found from @hit (the function whose
+ * event it is) or the stack at @at_site, either of which may be NULL. */
+void rt_name_thread(struct rt_tracer *tr, struct rt_thread *th,
+		    const struct rt_regs *at_site, const char *hit);
+
+/* Waits for the first stop of new thread @c now (the kernel stops every
+ * new tracee at once): 0, or -ESRCH when it is already gone. */
+int rt_tracer_take_first_stop(struct rt_tracer *tr, struct rt_thread *c);
 
 /* Writes @p's process record and function table to the log. */
 void rt_image_log(struct rt_tracer *tr, struct rt_process *p);

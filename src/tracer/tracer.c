@@ -21,7 +21,7 @@
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
 #include "rtrace/guardian.h"
-#include "rtrace/inline.h"
+#include "rtrace/engine.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
@@ -147,7 +147,7 @@ static const char *test_on_stack(struct rt_thread *th, const char *comm,
  * name of its test, which the kernel's 15 bytes cut short: @hit, the
  * function whose event it is (the test's closure, which libtest's runner
  * inlined), or one on the stack at @at_site.  Either may be NULL. */
-static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
+void rt_name_thread(struct rt_tracer *tr, struct rt_thread *th,
 			const struct rt_regs *at_site, const char *hit)
 {
 	const struct rt_image *img = th->proc ? th->proc->img : NULL;
@@ -482,236 +482,6 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
 }
 
-/* Where a thread stopped at entry probe @pr resumes to record the entry
- * itself, or 0 when rtrace records it now.  Its time stamp comes
- * once the thread runs again: a stop's cost varies (a thread resumed on
- * a busy machine may wait milliseconds for a CPU), and what precedes
- * the entry is no part of the call, whatever it cost.  Not where the
- * stop must see the entry: call stacks, a script's probe actions. */
-static rt_raddr resume_tramp_of(const struct rt_tracer *tr,
-				const struct rt_thread *th,
-				const struct rt_plan *plan,
-				const struct rt_probe *pr)
-{
-	if (!pr->resume_tramp || !th->proc->ia || plan != th->proc->img->plan ||
-	    tr->cfg.stack_depth || tr->cfg.on_hit)
-		return 0;
-	return pr->resume_tramp;
-}
-
-/* ---- the inline engine: events recorded in the process ------------------ */
-
-/* Whether @func is one the patched sites of @p record: an id
- * read from memory the program can write is checked before the log
- * takes it. */
-static bool inline_func_known(const struct rt_process *p, uint32_t func)
-{
-	if (p->img && p->img->plan && rt_plan_func_by_id(p->img->plan, func))
-		return true;
-	/* the libraries' blocking calls record there too */
-	vec_for_each(&p->libs, lib)
-		if ((*lib)->plan && rt_plan_func_by_id((*lib)->plan, func))
-			return true;
-	return false;
-}
-
-static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
-{
-	struct rt_tracer *tr = ctx;
-	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
-
-	if (!th || !th->proc)
-		return;
-	if (!inline_func_known(th->proc, ev->func)) {
-		tr->st.inline_dropped++;
-		return;
-	}
-	rt_fault("hit");  /* a hit, recorded in the program */
-	/* a resume trampoline's was counted at its stop */
-	tr->st.inline_events += !(ev->flags & RT_EVF_RESUMED);
-	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
-		      ev->ts);
-}
-
-/* What @th recorded since its last stop goes to the log before anything
- * rtrace says of it now: the log keeps each thread's order. */
-static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
-			 bool release)
-{
-	struct rt_process *p = th->proc;
-	int slot = rt_inline_slot_of(p->ia, th->tid);
-
-	/* a slot lent by a vfork parent goes back to it, never free */
-	if (p->ia_borrowed && slot == p->lent_slot)
-		release = false;
-	if (slot >= 0)
-		rt_inline_drain(p->ia, slot, release, emit_drained, tr);
-}
-
-static void drain_process(struct rt_tracer *tr, struct rt_process *p)
-{
-	if (p && p->ia)
-		rt_inline_drain_all(p->ia, emit_drained, tr);
-}
-
-/* A vfork child's events in its parent's area, its own from the fork
- * on, go to the log; the slot it borrowed goes back to the thread that
- * vforked, one it took for itself is freed. */
-static void return_area(struct rt_tracer *tr, struct rt_process *p)
-{
-	int slot = rt_inline_slot_of(p->ia, p->pid);
-
-	if (slot >= 0)
-		rt_inline_drain(p->ia, slot, slot != p->lent_slot,
-				emit_drained, tr);
-	rt_inline_give_back(p->ia, p->lent_slot, p->pid, p->lender);
-	p->ia = NULL;
-	p->ia_borrowed = false;
-}
-
-/* A vfork child runs the parent's code with the parent thread's thread
- * pointer, so its events land in that thread's ring: from now on they
- * are the child's (the parent thread waits until the child execs or
- * ends). */
-static void borrow_area(struct rt_tracer *tr, struct rt_thread *parent,
-			struct rt_process *c)
-{
-	struct rt_process *p = parent->proc;
-
-	if (!p->ia)
-		return;
-	drain_thread(tr, parent, false);
-	c->ia = p->ia;
-	c->ia_borrowed = true;
-	c->lender = parent->tid;
-	c->lent_slot = rt_inline_lend(p->ia, parent->tid, c->pid);
-}
-
-/* The area's last events to the log, its losses to the summary, and the
- * area forgotten (the process's mapping goes with its image). */
-static void forget_area(struct rt_tracer *tr, struct rt_process *p)
-{
-	bool damaged;
-
-	if (!p->ia)
-		return;
-	if (p->ia_borrowed) {
-		return_area(tr, p);
-		return;
-	}
-	/* a vfork child still borrowing it (its parent was killed) keeps
-	 * running in memory that outlives this record of it */
-	rt_tasks_for_each_process(tr->tasks, q)
-		if (q != p && q->ia == p->ia)
-			q->ia = NULL;
-	drain_process(tr, p);
-	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
-	tr->st.inline_unrecorded += rt_inline_unrecorded(p->ia);
-	tr->st.inline_damaged |= damaged;
-	rt_inline_free(p->ia);
-	p->ia = NULL;
-}
-
-/* Where the thread was when it called the recorder, as far as unwinding
- * needs: at the entry of the function the event is of (an exit or tail
- * jump has the same frame rule: the return address on top).  NULL when
- * the function is not known. */
-static const struct rt_regs *bell_site(const struct rt_thread *th,
-				       struct rt_regs *at, const char **hit)
-{
-	const struct rt_plan *plan = th->proc->img ? th->proc->img->plan
-						   : NULL;
-	const struct rt_plan_func *pf;
-	struct rt_rec_state st;
-
-	rt_arch_rec_state(&th->regs, &st);
-	pf = plan ? rt_plan_func_by_id(plan, (uint32_t)st.word) : NULL;
-	*hit = pf ? pf->fn->name : NULL;
-	/* a function that exists only inlined has no address to unwind
-	 * from */
-	if (!pf || pf->inlined_only)
-		return NULL;
-	*at = th->regs;
-	rt_arch_set_ip(at, pf->fn->addr + rt_plan_bias(plan));
-	rt_arch_set_sp(at, rt_inline_site_sp(st.word, st.sp));
-	return at;
-}
-
-/* The recorder stopped: at its first event a thread gets a ring (when the
- * table is full, rtrace records for it, a stop per event); a full ring
- * was emptied when the thread stopped. */
-static struct decision on_bell(struct rt_tracer *tr, struct rt_thread *th,
-			       enum rt_inline_bell bell)
-{
-	struct rt_inline_area *ia = th->proc->ia;
-	struct rt_rec_state st;
-	struct rt_regs at_site;
-	const char *hit;
-
-	if (bell == RT_BELL_FULL)
-		return D_CONT;
-	if (unlikely(!th->comm[0])) {
-		const struct rt_regs *at = bell_site(th, &at_site, &hit);
-
-		name_thread(tr, th, at, hit);
-	}
-	/* a thread whose thread pointer changed looks for a new slot */
-	drain_thread(tr, th, true);
-	rt_arch_rec_state(&th->regs, &st);
-	if (rt_inline_register(ia, th->tid, st.tp) >= 0) {
-		/* what its events cost it, for the analysis to take out */
-		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
-			      0, rt_inline_event_cost(), now_ns());
-		return D_CONT;
-	}
-	rt_inline_finish(ia, th->tid, &th->regs, true, emit_drained, tr);
-	return (struct decision){ .how = RESUME_CONT, .setregs = true };
-}
-
-bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th)
-{
-	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
-	enum rt_inline_bell bell;
-
-	if (!ia)
-		return false;
-	bell = rt_inline_bell(ia, rt_arch_trap_site(&th->regs));
-	if (bell == RT_BELL_NONE)
-		return false;
-	drain_thread(tr, th, false);
-	return on_bell(tr, th, bell).setregs;
-}
-
-void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
-			  struct rt_thread *th)
-{
-	rt_raddr base;
-	size_t size;
-
-	if (!p->ia)
-		return;
-	base = rt_inline_base(p->ia);
-	size = rt_inline_size(p->ia);
-	forget_area(tr, p);
-	rt_remote_munmap(th->tid, p->mem, base, size,
-			 &th->pending_sig);
-}
-
-/* A signal is about to run a handler: a thread stopped while writing an
- * event finishes it first, or the handler's events would tear it. */
-static struct decision on_signal(struct rt_tracer *tr, struct rt_thread *th,
-				 int sig)
-{
-	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
-	bool moved = false;
-
-	if (ia && !rt_tracee_getregs(th->tid, &th->regs))
-		moved = rt_inline_finish(ia, th->tid, &th->regs, false,
-					 emit_drained, tr);
-	return (struct decision){ .how = RESUME_CONT, .sig = sig,
-				  .setregs = moved };
-}
-
 /* A script's probe action on this hit (cfg.on_hit): an enum
  * rt_hit_verdict.  Its time is the thread's lost time, like a log write. */
 static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
@@ -790,18 +560,15 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	const struct rt_probe *pr;
 	uint64_t ts, written, spent = 0;
 	rt_raddr ip, site, resume;
-	bool taken;
+	bool taken, setregs = false;
 	int verdict = RT_HIT_GO;
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
 	site = rt_arch_trap_site(&th->regs);
-	if (th->proc && th->proc->ia) {
-		enum rt_inline_bell bell = rt_inline_bell(th->proc->ia, site);
-
-		if (bell != RT_BELL_NONE)
-			return on_bell(tr, th, bell);
-	}
+	if (tr->engine->doorbell(tr, th, site, &setregs))
+		return (struct decision){ .how = RESUME_CONT,
+					  .setregs = setregs };
 	if (unlikely(th->calib_left)) {
 		if (in_calib(th, site))
 			return on_calib_stop(tr, th);
@@ -820,7 +587,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		struct rt_regs at_site = th->regs;
 
 		rt_arch_set_ip(&at_site, site);
-		name_thread(tr, th, &at_site, NULL);
+		rt_name_thread(tr, th, &at_site, NULL);
 	}
 	ts = now_ns();
 	if (likely(pr->role != RT_ROLE_MODULES)) {  /* rtrace's own hook */
@@ -834,7 +601,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		return cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
-	resume = resume_tramp_of(tr, th, plan, pr);
+	resume = tr->engine->resume_at(tr, th, plan, pr);
 	if (resume)
 		ip = resume;
 	else if (pr->role != RT_ROLE_MODULES)
@@ -881,8 +648,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 
 	if (!p)  /* a thread is linked to its process before it can exec */
 		return D_CONT;
-	/* the old image's event area goes with it */
-	forget_area(tr, p);
+	/* what the engine kept of the old image goes with it */
+	tr->engine->end(tr, p);
 	if (!rt_tracee_eventmsg(th->tid, &former) && (pid_t)former != th->tid) {
 		struct rt_thread *old = rt_tasks_thread(tr->tasks, former);
 
@@ -950,57 +717,12 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		c->removed = xmalloc(n);
 		memcpy(c->removed, parent->removed, n);
 	}
-	/* a forked copy writing into its parent's rings would tear them:
-	 * it gets breakpoints (a vfork child shares the parent's memory and
-	 * its rings: adopt() lends it the slot of the thread that vforked) */
-	if (parent->ia && !vfork && c->mem)
-		rt_arm_traps_only(c);
 	c->record = tr->cfg.follow && parent->record;
 	c->detach_at_exec = !tr->cfg.follow && vfork;
 	tr->st.processes++;
 	if (c->record)
 		rt_evlog_write_process(tr->cfg.log, pid, parent->pid, "");
 	return c;
-}
-
-/* A thread made by clone without a TLS of its own (no CLONE_SETTLS)
- * starts with its creator's thread pointer, by which the recorder finds a
- * thread's ring: both would write into one ring, and the creator's name
- * would be on the new thread's calls.  Seen at the new thread's first
- * stop, where its registers are known; both are then recorded at stops. */
-static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
-{
-	struct rt_process *p = c->proc;
-	uint64_t tp;
-
-	if (!p || !p->ia || !p->mem || !c->creator_tpr)
-		return;
-	if (rt_tracee_getregs(c->tid, &c->regs) ||
-	    rt_arch_thread_pointer(&c->regs) != c->creator_tpr ||
-	    rt_mem_read(p->mem, c->creator_tpr, &tp, sizeof(tp)))
-		return;
-	pr_warn("process %d: threads %d and %d share a thread pointer (a "
-		"clone without a TLS of its own); their calls are recorded "
-		"at stops", p->pid, c->creator, c->tid);
-	rt_inline_share(p->ia, tp, emit_drained, tr);
-}
-
-void rt_tracer_give_ring(struct rt_tracer *tr, struct rt_thread *th)
-{
-	struct rt_process *p = th->proc;
-	uint64_t tp;
-
-	/* a program rtrace launched dies with rtrace: there, a thread's
-	 * first event stops it instead, and names it with its stack */
-	if (tr->cfg.exitkill || !p || !p->ia || !p->mem ||
-	    rt_inline_slot_of(p->ia, th->tid) >= 0 ||
-	    rt_tracee_getregs(th->tid, &th->regs) ||
-	    rt_mem_read(p->mem, rt_arch_thread_pointer(&th->regs), &tp,
-			sizeof(tp)) || !tp)
-		return;
-	if (rt_inline_register(p->ia, th->tid, tp) >= 0)
-		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
-			      0, rt_inline_event_cost(), now_ns());
 }
 
 static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
@@ -1036,7 +758,7 @@ static bool to_release(const struct rt_tracer *tr, const struct rt_thread *th)
 
 /* Waits for the first stop of new thread @c now (the kernel stops every
  * new tracee at once): 0, or -ESRCH when it is already gone. */
-static int take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
+int rt_tracer_take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
 {
 	struct rt_wait w;
 	int err;
@@ -1056,53 +778,6 @@ static int take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
 	return 0;
 }
 
-/*
- * A fork child that made itself non-dumpable before forking: rtrace, when
- * unprivileged, may not open its memory, yet it still has its parent's
- * jumps into the trampolines, which would record into its parent's rings
- * and ring the parent's bells.  It gets its breakpoints back (or, with
- * --no-follow, its original code) through itself: rt_remote_mem_proxy(),
- * the data passing through the event area both share.  Done now, while
- * the parent, stopped at the fork, keeps that area alive.
- */
-static int reach_child(struct rt_tracer *tr, struct rt_thread *parent,
-		       struct rt_thread *c)
-{
-	struct rt_process *p = parent->proc, *cp = c->proc;
-	rt_raddr remote;
-	uint8_t *local;
-	size_t len;
-	int err;
-
-	if (cp->mem || !p->ia || !cp->img)
-		return 0;
-	err = take_first_stop(tr, c);
-	if (err)
-		return err;
-	rt_inline_bounce(p->ia, &local, &remote, &len);
-	err = rt_remote_mem_proxy(c->tid, rt_inline_recorder(p->ia) +
-					  rt_arch_recorder()->syscall,
-				  local, remote, len, &c->pending_sig,
-				  &cp->mem);
-	if (!err)
-		err = cp->record ? rt_arm_traps_only(cp)
-				 : rt_disarm_process(cp);
-	rt_mem_close(cp->mem);
-	cp->mem = NULL;
-	if (!err && !cp->record) {  /* no probe left in it */
-		rt_image_put(cp->img);
-		cp->img = NULL;
-	}
-	if (err)
-		pr_warn("process %d: cannot reach its memory (it is not "
-			"dumpable): %s; its calls may be counted as its "
-			"parent's", cp->pid, strerror(-err));
-	else
-		pr_dbg("process %d: not dumpable, re-armed through itself",
-		       cp->pid);
-	return 0;
-}
-
 /* A new thread or process whose first stop we may already have seen. */
 static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 			     pid_t child, bool thread, bool vfork)
@@ -1110,27 +785,17 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
 	struct rt_process *proc = th->proc;
 
-	if (!thread && proc) {
+	if (!thread && proc)
 		proc = new_child(tr, proc, child, vfork);
-		if (vfork)
-			borrow_area(tr, th, proc);
-	}
 	if (!c)
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
 	rt_sigtrap_inherit(c, th);
-	if (!thread && !vfork && proc && reach_child(tr, th, c) == -ESRCH)
+	if (!thread && proc && tr->engine->fork(tr, th, c, vfork) == -ESRCH)
 		return D_CONT;  /* gone before its first stop */
-	if (thread && proc && proc->ia &&
-	    !rt_tracee_getregs(th->tid, &th->regs)) {
-		c->creator_tpr = rt_arch_thread_pointer(&th->regs);
-		c->creator = th->tid;
-		if (c->initial_stop_seen) {
-			check_shared_tp(tr, c);
-			rt_tracer_give_ring(tr, c);
-		}
-	}
+	if (thread && proc)
+		tr->engine->thread_new(tr, c, th);
 	tr->st.threads++;
 	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
 	if (c->initial_stop_seen && c->state == RT_TS_NEW) {
@@ -1151,8 +816,7 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	th->initial_stop_seen = true;
 	if (!th->proc)
 		return (struct decision){ .how = RESUME_HOLD };
-	check_shared_tp(tr, th);
-	rt_tracer_give_ring(tr, th);
+	tr->engine->thread_new(tr, th, NULL);
 	if (to_release(tr, th))
 		return release_child(th);
 	return D_CONT;
@@ -1169,7 +833,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	 * panic unwound (above it) and which were still running (below) */
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
-	name_thread(tr, th, NULL, NULL);
+	rt_name_thread(tr, th, NULL, NULL);
 	rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;
@@ -1221,7 +885,7 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 	rt_thread_set_state(th, RT_TS_GONE);
 	rt_tasks_remove_thread(tr->tasks, th);
 	if (p && p->nthreads == 0) {
-		forget_area(tr, p);
+		tr->engine->end(tr, p);
 		rt_tasks_remove_process(tr->tasks, p);
 	}
 }
@@ -1315,7 +979,9 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 			return on_first_stop(tr, th);
 		if (th->calib_left)
 			spoil_calib(th);
-		return on_signal(tr, th, w->sig);
+		return (struct decision){
+			.how = RESUME_CONT, .sig = w->sig,
+			.setregs = tr->engine->signal(tr, th) };
 	case RT_STOP_GROUP:
 		return (struct decision){ .how = RESUME_LISTEN };
 	case RT_STOP_EVENT:
@@ -1369,9 +1035,8 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	int err = rt_wait_any(&w);
 
 	if (err == -EINTR) {
-		/* the timer: empty the rings while their threads run */
-		rt_tasks_for_each_process(tr->tasks, p)
-			drain_process(tr, p);
+		/* the timer: what the threads recorded, while they run */
+		tr->engine->drain_all(tr);
 		flush_now_and_then(tr);
 		return RT_STEP_CONTINUE;
 	}
@@ -1383,8 +1048,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	}
 	tr->st.stops++;
 	th = thread_for(tr, w.tid);
-	if (th->proc && th->proc->ia)
-		drain_thread(tr, th, w.kind == RT_STOP_EXITED ||
+	tr->engine->drain(tr, th, w.kind == RT_STOP_EXITED ||
 					     w.kind == RT_STOP_KILLED ||
 					     (w.kind == RT_STOP_EVENT &&
 					      w.event == RT_EVENT_EXIT));
@@ -1415,9 +1079,8 @@ struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
 
 	tr->cfg = *cfg;
 	tr->flushed_at = now_ns();
-	/* a thread whose ring is full waits for this loop, which the area's
-	 * waiter interrupts */
-	rt_inline_wake_by(rt_stopsig_wake_sig());
+	tr->engine = rt_engine_choose(cfg);
+	tr->engine->start();
 	tr->tasks = rt_tasks_new();
 	tr->first_pid = pid;
 	return tr;
