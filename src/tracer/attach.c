@@ -437,9 +437,9 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return;
-	if (th->calib_left) {
-		th->calib_left = 0;
-		rt_arch_set_ip(&th->regs, th->calib_resume);
+	if (th->calib.left) {
+		th->calib.left = 0;
+		rt_arch_set_ip(&th->regs, th->calib.resume);
 		rt_tracee_setregs(th->tid, &th->regs);
 	}
 	ip = rt_arch_ip(&th->regs);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * (private) The tracer's state, shared by the files that make up the
- * controller: tracer.c (the loop and the probe hits), image.c (what a
- * process runs and what is probed in it) and attach.c (joining and leaving
- * a running process).
+ * controller: tracer.c (the loop and the probe hits), the features the
+ * loop calls at a stop (naming.c, stopmeasure.c, coverage.c,
+ * callstacks.c, allocargs.c, actions.c), the engines (engine*.c), image.c
+ * (what a process runs and what is probed in it) and attach.c (joining
+ * and leaving a running process).
  */
 #ifndef RTRACE_TRACER_INT_H
 #define RTRACE_TRACER_INT_H
@@ -29,15 +31,18 @@ struct rt_tracer {
 				   * maybe inside code about to be patched */
 	int first_status;
 	uint32_t next_func_id;
-	struct rt_stacks *stacks;      /* distinct stacks captured */
+	struct {                  /* call stacks (callstacks.c) */
+		struct rt_stacks *seen;        /* distinct stacks captured */
+	} callstacks;
 	struct rt_tracer_stats st;
 	VEC(struct rt_tracer_stopped) stopped;  /* by function id: the
 						 * stops at its breakpoints */
-	/* probe actions (cfg.on_hit) */
-	uint8_t *no_action;       /* by function id: on_hit said never */
-	uint32_t nno_action;
-	pid_t held;               /* the thread on_hit stopped, or 0 */
-	uint64_t held_since;
+	struct {                  /* probe actions, cfg.on_hit (actions.c) */
+		uint8_t *never;   /* by function id: on_hit said never */
+		uint32_t nnever;
+		pid_t held;       /* the thread on_hit stopped, or 0 */
+		uint64_t held_since;
+	} actions;
 	uint64_t flushed_at;      /* when the log was last handed over */
 	uint64_t signal_ns[NSIG]; /* by signal: when a thread last took it */
 };
@@ -91,6 +96,78 @@ void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th);
 struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
 				   pid_t pid);
 
+/* The inlined calls that end or begin at @pr of @plan: an event each. */
+void rt_emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
+		     const struct rt_plan *plan, const struct rt_probe *pr,
+		     uint64_t sp, uint64_t ts);
+
+/* ---- what the loop's features do at a stop (one file each) ---- */
+
+/* Records the name of thread @th when it is new or changed (naming.c);
+ * a libtest thread gets its test's full name, found from @hit (the
+ * function whose event it is) or the stack at @at_site, either of which
+ * may be NULL. */
+void rt_name_thread(struct rt_tracer *tr, struct rt_thread *th,
+		    const struct rt_regs *at_site, const char *hit);
+
+/* Whether @site is one of the measuring stops @th was sent through
+ * (stopmeasure.c). */
+bool rt_calib_in_chain(const struct rt_thread *th, rt_raddr site);
+
+/* @th stopped at its next measuring stop: the measurement goes on, or
+ * ends with its events and the thread sent where it was going. */
+struct decision rt_calib_stop(struct rt_tracer *tr, struct rt_thread *th);
+
+/* Something else happened while @th was being measured (a signal, and
+ * the probes its handler hit): the measuring stops count as ordinary
+ * ones.  Nothing when no measurement is under way. */
+void rt_calib_spoil(struct rt_thread *th);
+
+/* After a hit of @plan that resumes at @ip at @ts: where the thread goes
+ * instead, when it is time to measure (and it @goes_on rather than being
+ * held), or @ip. */
+rt_raddr rt_calib_after_hit(struct rt_tracer *tr, struct rt_thread *th,
+			    const struct rt_plan *plan, rt_raddr ip,
+			    uint64_t ts, bool goes_on);
+
+/* --coverage's hit of @th at @pr at @ts (coverage.c): the probe taken out
+ * at its first hit, the thread sent back to its instruction. */
+struct decision rt_cover(struct rt_tracer *tr, struct rt_thread *th,
+			 const struct rt_probe *pr, uint64_t ts);
+
+/* The id of the stack of @th, stopped at an entry probe, logged at its
+ * first sight (callstacks.c), or 0 when it cannot be unwound; the time
+ * that took is added to *@spent. */
+uint32_t rt_callstack_capture(struct rt_tracer *tr, struct rt_thread *th,
+			      uint64_t *spent);
+
+/* When @pr is one of the allocator's (or a blocking call's) entries, what
+ * its event carries, in *@value (allocargs.c). */
+bool rt_allocargs_entry(struct rt_thread *th, const struct rt_probe *pr,
+			uint64_t *value);
+
+/* When @pr is a reallocation's entry, its old pointer, in *@ptr. */
+bool rt_allocargs_old_ptr(const struct rt_thread *th,
+			  const struct rt_probe *pr, uint64_t *ptr);
+
+/* What an exit event of @pr carries: the return register, or for
+ * posix_memalign the pointer it stored. */
+uint64_t rt_allocargs_exit(const struct rt_thread *th,
+			   const struct rt_probe *pr);
+
+/* A script's probe action on this hit (actions.c): an enum
+ * rt_hit_verdict; its time is added to *@spent. */
+int rt_action_on_hit(struct rt_tracer *tr, struct rt_thread *th,
+		     const struct rt_plan *plan, const struct rt_probe *pr,
+		     uint64_t ts, uint64_t *spent);
+
+/* Holds @th, which a probe action stopped, until rt_action_release(). */
+struct decision rt_action_hold(struct rt_tracer *tr, struct rt_thread *th);
+
+/* The held thread let go: its wait is a delay in the log, the actions
+ * are asked again.  The thread to resume, or NULL when there was none. */
+struct rt_thread *rt_action_release(struct rt_tracer *tr);
+
 /* The probe at @site in one of @p's images (its executable first: that is
  * where the hits are), and in *plan the plan it belongs to; NULL when
  * there is none.  Owned by the plan. */
@@ -120,12 +197,6 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 /* The probe kinds the jump engine patches in this session (engine.h's
  * plan_kinds). */
 unsigned rt_image_jump_kinds(const struct rt_tracer *tr);
-
-/* Records the name of thread @th when it is new or changed; a libtest
- * thread gets its test's full name, found from @hit (the function whose
- * event it is) or the stack at @at_site, either of which may be NULL. */
-void rt_name_thread(struct rt_tracer *tr, struct rt_thread *th,
-		    const struct rt_regs *at_site, const char *hit);
 
 /* Waits for the first stop of new thread @c now (the kernel stops every
  * new tracee at once): 0, or -ESRCH when it is already gone. */
