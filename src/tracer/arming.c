@@ -14,9 +14,10 @@
 #define PR_FMT "arm"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/arm.h"
 #include "rtrace/guardian.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/seccomp.h"

@@ -12,9 +12,10 @@
 
 #define PR_FMT "tracer"
 #define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/arch-jump.h"
 #include "rtrace/arm.h"
 #include "rtrace/engine.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/stopsig.h"

@@ -28,7 +28,7 @@
 #define PR_FMT "rescue"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/rescue.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
