@@ -64,9 +64,11 @@ struct rt_engine_ops {
 			      const struct rt_plan *plan,
 			      const struct rt_probe *pr);
 	/* Moves stopped @th out of the scratch area [@lo, @hi) before the
-	 * area goes (detaching). */
+	 * area goes (detaching); what the engine's code it steps through
+	 * records goes to the log when @record, nowhere otherwise (after a
+	 * crash of rtrace's). */
 	void (*leave)(struct rt_tracer *tr, struct rt_thread *th, rt_raddr lo,
-		      rt_raddr hi);
+		      rt_raddr hi, bool record);
 	/* Detaching: the engine's last records of @p to the log and its
 	 * code out of the process, through stopped thread @th. */
 	void (*unmap)(struct rt_tracer *tr, struct rt_process *p,

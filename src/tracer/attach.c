@@ -502,7 +502,7 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 		if (th->proc != p)
 			continue;
 		leave_relay(th, plan);
-		tr->engine->leave(tr, th, lo, hi);
+		tr->engine->leave(tr, th, lo, hi, true);
 	}
 	if (!any)
 		return;

@@ -229,10 +229,32 @@ static bool step_bell(struct rt_tracer *tr, struct rt_thread *th)
 	return on_bell(tr, th, bell);
 }
 
-static void leave(struct rt_tracer *tr, struct rt_thread *th, rt_raddr lo,
-		  rt_raddr hi)
+static void drop_event(void *ctx, pid_t tid, const struct rt_event *ev)
 {
-	rt_tracer_leave_scratch(tr, th, lo, hi, step_bell);
+	(void)ctx;
+	(void)tid;
+	(void)ev;
+}
+
+/* The same, recording nothing: the event is dropped, the thread moved
+ * past the recorder's write. */
+static bool drop_bell(struct rt_tracer *tr, struct rt_thread *th)
+{
+	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
+
+	(void)tr;
+	if (!ia || rt_inline_bell(ia, rt_arch_trap_site(&th->regs)) ==
+			   RT_BELL_NONE)
+		return false;
+	return rt_inline_finish(ia, th->tid, &th->regs, true, drop_event,
+				NULL);
+}
+
+static void leave(struct rt_tracer *tr, struct rt_thread *th, rt_raddr lo,
+		  rt_raddr hi, bool record)
+{
+	rt_tracer_leave_scratch(tr, th, lo, hi,
+				record ? step_bell : drop_bell);
 }
 
 static void unmap(struct rt_tracer *tr, struct rt_process *p,

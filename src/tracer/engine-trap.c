@@ -72,8 +72,9 @@ static bool no_bell(struct rt_tracer *tr, struct rt_thread *th)
 }
 
 static void leave(struct rt_tracer *tr, struct rt_thread *th, rt_raddr lo,
-		  rt_raddr hi)
+		  rt_raddr hi, bool record)
 {
+	(void)record;
 	rt_tracer_leave_scratch(tr, th, lo, hi, no_bell);
 }
 
