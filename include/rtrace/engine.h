@@ -7,8 +7,9 @@
  * with jumps to code that records the hit in the program's own memory,
  * and rtrace collects those records later.  The tracer's loop calls the
  * engine at the points where the two differ and nowhere else: it never
- * asks which engine runs.  Every operation is called with the thread (or
- * a thread of the process) stopped; none may be NULL.
+ * asks which engine runs.  The operations on a thread or a process are
+ * called with that thread (or one of the process's) stopped; none may be
+ * NULL.
  */
 #ifndef RTRACE_ENGINE_H
 #define RTRACE_ENGINE_H
