@@ -15,6 +15,7 @@
 #define RTRACE_ENGINE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "rtrace/raddr.h"
 
@@ -33,6 +34,15 @@ struct rt_engine_ops {
 	/* The probe kinds (RT_PROBE_*) this engine patches in place of a
 	 * breakpoint, for the session of @tr; 0 for none. */
 	unsigned (*plan_kinds)(const struct rt_tracer *tr);
+	/* The scratch code of @plan (of @p's executable when @exe, of a
+	 * library otherwise) is about to be laid out: what its patched
+	 * sites call is chosen. */
+	void (*bind)(struct rt_process *p, struct rt_plan *plan, bool exe);
+	/* That code is written: what the engine records into is set up,
+	 * through stopped thread @tid.  Whether @plan's patched sites get
+	 * their jumps; they keep breakpoints otherwise. */
+	bool (*arm)(struct rt_process *p, const struct rt_plan *plan, bool exe,
+		    pid_t tid, int *deferred_sig);
 	/* @th, its registers read, stopped by a breakpoint at @site: true
 	 * when the engine owns that breakpoint and has handled the stop,
 	 * *setregs then saying whether th->regs changed. */

@@ -18,12 +18,55 @@
 #include "rtrace/jumparea.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
+#include "rtrace/seccomp.h"
 #include "rtrace/stopsig.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
 #include "rtrace/util.h"
 
 #include "tracer-int.h"
+
+/* The event area, for an executable with patched sites: when it cannot
+ * be made, the process keeps breakpoints everywhere. */
+static void start_area(struct rt_process *p, const struct rt_plan *plan,
+			 pid_t tid, int *deferred_sig)
+{
+	int err;
+
+	if (p->ia || !rt_plan_npatched(plan))
+		return;
+	err = rt_inline_new(p->pid, tid, p->mem, rt_plan_recorder(plan),
+			    deferred_sig, &p->ia);
+	if (err == -EPERM && rt_seccomp_mode(tid) > 0)
+		pr_warn("process %d runs under a seccomp filter that could "
+			"kill it for the system calls of an event area (or "
+			"that rtrace cannot read without CAP_SYS_ADMIN): "
+			"breakpoints everywhere", p->pid);
+	else if (err == -E2BIG)
+		pr_warn("process %d: its address space is limited (ulimit "
+			"-v) with too little room left for an event area: "
+			"breakpoints everywhere", p->pid);
+	else if (err)
+		pr_warn("process %d: no jump probes (event area: %s); "
+			"breakpoints everywhere", p->pid, strerror(-err));
+}
+
+
+/* A library's jumps record through the executable's event area. */
+static void bind(struct rt_process *p, struct rt_plan *plan, bool exe)
+{
+	if (!exe && p->ia)
+		rt_plan_use_recorder(plan, rt_inline_recorder(p->ia));
+}
+
+static bool arm(struct rt_process *p, const struct rt_plan *plan, bool exe,
+		pid_t tid, int *deferred_sig)
+{
+	if (exe)
+		start_area(p, plan, tid, deferred_sig);
+	return p->ia && (exe || rt_plan_recorder(plan) ==
+					rt_inline_recorder(p->ia));
+}
 
 /* Whether @func is one the patched sites of @p record: an id
  * read from memory the program can write is checked before the log
@@ -440,6 +483,8 @@ const struct rt_engine_ops rt_engine_jump = {
 	.name = "jump",
 	.start = start,
 	.plan_kinds = rt_image_jump_kinds,
+	.bind = bind,
+	.arm = arm,
 	.doorbell = doorbell,
 	.drain = drain_thread,
 	.drain_all = drain_all,

@@ -18,6 +18,19 @@ static unsigned plan_kinds(const struct rt_tracer *tr)
 	return 0;
 }
 
+static void bind(struct rt_process *p, struct rt_plan *plan, bool exe)
+{
+	(void)p, (void)plan, (void)exe;
+}
+
+/* Every site a breakpoint: nothing is patched with a jump. */
+static bool arm(struct rt_process *p, const struct rt_plan *plan, bool exe,
+		pid_t tid, int *deferred_sig)
+{
+	(void)p, (void)plan, (void)exe, (void)tid, (void)deferred_sig;
+	return false;
+}
+
 static bool doorbell(struct rt_tracer *tr, struct rt_thread *th,
 		     rt_raddr site, bool *setregs)
 {
@@ -93,6 +106,8 @@ const struct rt_engine_ops rt_engine_trap = {
 	.name = "trap",
 	.start = start,
 	.plan_kinds = plan_kinds,
+	.bind = bind,
+	.arm = arm,
 	.doorbell = doorbell,
 	.drain = drain,
 	.drain_all = drain_all,

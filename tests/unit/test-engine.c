@@ -23,7 +23,8 @@
 
 static bool complete(const struct rt_engine_ops *e)
 {
-	return e->name && e->start && e->plan_kinds && e->doorbell &&
+	return e->name && e->start && e->plan_kinds && e->bind && e->arm &&
+	       e->doorbell &&
 	       e->drain && e->drain_all && e->signal && e->thread_new &&
 	       e->fork && e->resume_at && e->leave && e->unmap && e->end;
 }
@@ -87,6 +88,8 @@ static void unpatched(const struct rt_engine_ops *e, bool *rt_test_failed__)
 	bool setregs = false;
 
 	TEST_TRUE(tr->engine == e);
+	/* no area: a library's sites keep their recorder, none jumps */
+	TEST_TRUE(!e->arm(p, NULL, false, NO_PID, NULL));
 	TEST_TRUE(!e->doorbell(tr, th, 0x2000, &setregs));
 	TEST_TRUE(!setregs);
 	e->drain(tr, th, false);
