@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/compiler.h"
 #include "emit.h"
 #include "x86_64.h"

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "rtrace/engine.h"
 #include "rtrace/match.h"
 #include "rtrace/symbols.h"
 #include "rtrace/tasks.h"
@@ -25,12 +26,10 @@ int rt_arm_bias(pid_t pid, const struct rt_symbols *syms, rt_raddr *bias);
 
 /* Maps the scratch area of image @img's plan near its code (through
  * thread @tid of @p, which must be stopped), lays out the slots, writes
- * their code, and arms every probe.  Returns 0 or -errno after logging. */
-int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
-		 int *deferred_sig);
-
-/* The same for @p's executable. */
-int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig);
+ * their code, and arms every probe, the patched sites as @engine says.
+ * Returns 0 or -errno after logging. */
+int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
+		 struct rt_image *img, pid_t tid, int *deferred_sig);
 
 /* Probe sites rtrace did not write back because the program had put code
  * of its own there since they were armed.  Zero it before the first use;

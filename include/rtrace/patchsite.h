@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/probes.h"
 
 /* Bytes [lo, hi). */

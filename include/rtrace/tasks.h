@@ -64,6 +64,20 @@ struct rt_process {
 	struct rt_process *next;
 };
 
+/* In-place measurement of the stop cost of one thread (stopmeasure.c). */
+struct rt_calib {
+	uint32_t every;           /* hits between two measurements */
+	uint32_t due;             /* hits left before the next one */
+	uint8_t left;             /* measuring stops still to come */
+	uint8_t done;             /* measuring stops taken out of @stops */
+	bool spoiled;             /* a signal came in the middle */
+	rt_raddr resume;          /* where the thread goes after them */
+	uint64_t start;           /* when the hit before them was seen */
+	uint64_t prev;            /* when the last of them was seen */
+	uint32_t gaps[8];         /* ns between them (RT_PLAN_CALIB_STOPS) */
+	const struct rt_plan *plan;  /* whose scratch area they are in */
+};
+
 struct rt_thread {
 	pid_t tid;
 	struct rt_process *proc;  /* NULL until its creator's event */
@@ -74,17 +88,7 @@ struct rt_thread {
 	int pending_sig;          /* signal held back by a remote call */
 	char comm[16];            /* name last recorded, "" before */
 	struct rt_regs regs;      /* as of its last stop */
-	/* in-place measurement of the stop cost (tracer.c) */
-	uint32_t calib_every;     /* hits between two measurements */
-	uint32_t calib_due;       /* hits left before the next one */
-	uint8_t calib_left;       /* measuring stops still to come */
-	uint8_t calib_done;       /* measuring stops taken out of @stops */
-	bool calib_spoiled;       /* a signal came in the middle */
-	rt_raddr calib_resume;    /* where the thread goes after them */
-	uint64_t calib_start;     /* when the hit before them was seen */
-	uint64_t calib_prev;      /* when the last of them was seen */
-	uint32_t calib_gaps[8];   /* ns between them (RT_PLAN_CALIB_STOPS) */
-	const struct rt_plan *calib_plan;  /* whose scratch area they are in */
+	struct rt_calib calib;    /* in-place measurement of the stop cost */
 	rt_raddr memalign_out;    /* where posix_memalign puts its result */
 	/* its creator's thread pointer register at the clone, and who that
 	 * was: a thread that starts with the same one shares its ring */

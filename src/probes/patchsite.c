@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rtrace/arch-jump.h"
 #include "rtrace/evlog.h"
 #include "rtrace/inline-layout.h"
 #include "rtrace/patchsite.h"

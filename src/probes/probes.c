@@ -16,6 +16,7 @@
 
 #define PR_FMT "probes"
 #define PR_DOMAIN RT_DOM_PROBES
+#include "rtrace/arch-jump.h"
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/patchsite.h"

@@ -14,10 +14,10 @@
 #define PR_FMT "arm"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/arm.h"
 #include "rtrace/imageplan.h"
 #include "rtrace/guardian.h"
-#include "rtrace/inline.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/seccomp.h"
@@ -316,33 +316,8 @@ static int patch_all(struct rt_process *p, const struct rt_plan *plan,
 	return 0;
 }
 
-/* The inline engine's event area, for an image with patched sites: when
- * it cannot be made, the process keeps breakpoints everywhere. */
-static void start_inline(struct rt_process *p, const struct rt_plan *plan,
-			 pid_t tid, int *deferred_sig)
-{
-	int err;
-
-	if (p->ia || !rt_plan_npatched(plan))
-		return;
-	err = rt_inline_new(p->pid, tid, p->mem, rt_plan_recorder(plan),
-			    deferred_sig, &p->ia);
-	if (err == -EPERM && rt_seccomp_mode(tid) > 0)
-		pr_warn("process %d runs under a seccomp filter that could "
-			"kill it for the system calls of an event area (or "
-			"that rtrace cannot read without CAP_SYS_ADMIN): "
-			"breakpoints everywhere", p->pid);
-	else if (err == -E2BIG)
-		pr_warn("process %d: its address space is limited (ulimit "
-			"-v) with too little room left for an event area: "
-			"breakpoints everywhere", p->pid);
-	else if (err)
-		pr_warn("process %d: no jump probes (event area: %s); "
-			"breakpoints everywhere", p->pid, strerror(-err));
-}
-
-int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
-		 int *deferred_sig)
+int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
+		 struct rt_image *img, pid_t tid, int *deferred_sig)
 {
 	struct rt_plan *plan = img->plan;
 	enum arm_mode mode = ARM_TRAPS;
@@ -357,18 +332,12 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 			  deferred_sig);
 	if (err)
 		return err;
-	/* a library's jumps record through the executable's event area */
-	if (img != p->img && p->ia)
-		rt_plan_use_recorder(plan, rt_inline_recorder(p->ia));
+	engine->bind(p, plan, img == p->img);
 	rt_plan_place(plan, base);
 	code = rt_plan_scratch_code(plan, &len);
 	err = rt_mem_write(p->mem, base, code, len);
-	if (!err && img == p->img)
-		start_inline(p, plan, tid, deferred_sig);
 	if (!err) {
-		mode = p->ia && (img == p->img ||
-				 rt_plan_recorder(plan) ==
-					 rt_inline_recorder(p->ia))
+		mode = engine->arm(p, plan, img == p->img, tid, deferred_sig)
 			       ? ARM_JUMPS
 			       : ARM_TRAPS;
 		/* the guardian hears of the breakpoints before they are
@@ -386,11 +355,6 @@ int rt_arm_image(struct rt_process *p, struct rt_image *img, pid_t tid,
 	rt_imageplan_debug_armed(plan, img->path, img->bias,
 				 mode == ARM_JUMPS);
 	return 0;
-}
-
-int rt_arm_process(struct rt_process *p, pid_t tid, int *deferred_sig)
-{
-	return rt_arm_image(p, p->img, tid, deferred_sig);
 }
 
 int rt_disarm_image(struct rt_process *p, const struct rt_image *img,

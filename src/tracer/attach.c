@@ -340,7 +340,8 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	rt_image_log(tr, p);
 	for (size_t i = 0; i < rt_tasks_nthreads(tr->tasks); i++) {
 		replay_frames(tr, rt_tasks_thread_at(tr->tasks, i), ts);
-		rt_tracer_give_ring(tr, rt_tasks_thread_at(tr->tasks, i));
+		tr->engine->thread_new(tr, rt_tasks_thread_at(tr->tasks, i),
+				       NULL);
 	}
 	return 0;
 }
@@ -436,9 +437,9 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return;
-	if (th->calib_left) {
-		th->calib_left = 0;
-		rt_arch_set_ip(&th->regs, th->calib_resume);
+	if (th->calib.left) {
+		th->calib.left = 0;
+		rt_arch_set_ip(&th->regs, th->calib.resume);
 		rt_tracee_setregs(th->tid, &th->regs);
 	}
 	ip = rt_arch_ip(&th->regs);
@@ -501,12 +502,12 @@ static void clean_image(struct rt_tracer *tr, struct rt_process *p,
 		if (th->proc != p)
 			continue;
 		leave_relay(th, plan);
-		rt_tracer_leave_scratch(tr, th, lo, hi, rt_tracer_bell);
+		tr->engine->leave(tr, th, lo, hi, true);
 	}
 	if (!any)
 		return;
 	if (img == p->img)
-		rt_tracer_end_inline(tr, p, any);
+		tr->engine->unmap(tr, p, any);
 	rt_remote_munmap(any->tid, p->mem, lo, hi - lo, &any->pending_sig);
 }
 

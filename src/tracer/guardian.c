@@ -39,7 +39,7 @@
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/guardian.h"
 #include "rtrace/inline-layout.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/log.h"
 #include "rtrace/probes.h"
 #include "rtrace/tasks.h"

@@ -51,7 +51,7 @@ size_t rt_tracer_threads(struct rt_tracer *tr, struct rt_traced_thread *out,
 			continue;
 		out[k] = (struct rt_traced_thread){ .pid = th->proc->pid,
 						  .tid = th->tid,
-						  .held = th->tid == tr->held };
+						  .held = th->tid == tr->actions.held };
 		read_comm(th->proc->pid, th->tid, out[k].name,
 			  sizeof(out[k].name));
 		k++;
@@ -89,13 +89,13 @@ int rt_tracer_thread_view(struct rt_tracer *tr, pid_t tid, struct Dwfl **dwfl,
 size_t rt_tracer_backtrace(struct rt_tracer *tr, const struct rt_regs *at,
 			   struct rt_log_frame *out, size_t max)
 {
-	struct rt_process *p = thread_proc(tr, tr->held);
+	struct rt_process *p = thread_proc(tr, tr->actions.held);
 	rt_raddr pcs[256];
 	size_t n;
 
 	if (!p)
 		return 0;
-	n = rt_unwind(p->unwinder, tr->held, at, pcs, NULL,
+	n = rt_unwind(p->unwinder, tr->actions.held, at, pcs, NULL,
 		      MIN(max, ARRAY_SIZE(pcs)));
 	for (size_t i = 0; i < n; i++)
 		rt_unwind_symbolize(p->unwinder, pcs[i], i > 0, &out[i]);

@@ -261,7 +261,8 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 	}
 	tr->next_func_id += rt_plan_nfuncs(plan);
 	vec_push(&p->libs, rt_image_new(ld, plan, base));
-	if (rt_arm_image(p, *vec_last(&p->libs), th->tid, &th->pending_sig))
+	if (rt_arm_image(tr->engine, p, *vec_last(&p->libs), th->tid,
+			 &th->pending_sig))
 		pr_warn("process %d: libraries it opens later will not be "
 			"profiled", p->pid);
 }
@@ -318,14 +319,16 @@ static void count_instances(const struct rt_plan *plan, bool jumps,
 int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		 int *deferred_sig)
 {
-	int err = p->img->plan ? rt_arm_image(p, p->img, tid, deferred_sig)
+	int err = p->img->plan ? rt_arm_image(tr->engine, p, p->img, tid,
+					      deferred_sig)
 			       : 0;
 
 	if (!err && p->img->plan)
 		count_instances(p->img->plan, p->ia, &tr->st);
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)
-			err = rt_arm_image(p, *lib, tid, deferred_sig);
+			err = rt_arm_image(tr->engine, p, *lib, tid,
+					   deferred_sig);
 	return err;
 }
 
@@ -364,7 +367,7 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 	vec_push(&p->libs, img);
 	if (!plan)
 		return;
-	if (rt_arm_image(p, img, th->tid, &th->pending_sig)) {
+	if (rt_arm_image(tr->engine, p, img, th->tid, &th->pending_sig)) {
 		pr_warn("process %d: no probes in %s", p->pid, path);
 		return;
 	}

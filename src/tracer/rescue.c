@@ -28,7 +28,6 @@
 #define PR_FMT "rescue"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
-#include "rtrace/inline.h"
 #include "rtrace/rescue.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
@@ -49,27 +48,6 @@ static void say(const char *s)
 	ssize_t n = write(STDERR_FILENO, s, strlen(s));
 
 	(void)n;
-}
-
-static void drop_event(void *ctx, pid_t tid, const struct rt_event *ev)
-{
-	(void)ctx;
-	(void)tid;
-	(void)ev;
-}
-
-/* A bell on the way out: the event is dropped, the thread moved past the
- * recorder's write. */
-static bool drop_bell(struct rt_tracer *tr, struct rt_thread *th)
-{
-	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
-
-	(void)tr;
-	if (!ia || rt_inline_bell(ia, rt_arch_trap_site(&th->regs)) ==
-			   RT_BELL_NONE)
-		return false;
-	return rt_inline_finish(ia, th->tid, &th->regs, true, drop_event,
-				NULL);
 }
 
 /* Waits, until @deadline, for @tid to be in a ptrace-stop: true then. */
@@ -126,10 +104,11 @@ static void leave_image(struct rt_tracer *tr, struct rt_thread *th,
 {
 	rt_raddr lo = img && img->plan ? rt_plan_scratch_base(img->plan) : 0;
 
+	/* the crash may have left the log half-written: what the engine
+	 * meets on the way out is not recorded */
 	if (lo)
-		rt_tracer_leave_scratch(tr, th, lo, lo + rt_plan_scratch_size(
-							     img->plan),
-					drop_bell);
+		tr->engine->leave(tr, th, lo,
+				  lo + rt_plan_scratch_size(img->plan), false);
 }
 
 /* Puts stopped thread @th, original bytes back, where the program would

@@ -6,7 +6,7 @@
 #define PR_FMT "tasks"
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/log.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/tasks.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"

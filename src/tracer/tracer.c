@@ -21,12 +21,11 @@
 #define PR_DOMAIN RT_DOM_TRACER
 #include "rtrace/arm.h"
 #include "rtrace/guardian.h"
-#include "rtrace/inline.h"
+#include "rtrace/engine.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/sigtrap.h"
-#include "rtrace/stopsig.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
 #include "rtrace/tracer.h"
@@ -96,7 +95,7 @@ static void emit_tail(struct rt_tracer *tr, struct rt_thread *th,
 /* The inlined calls that end or begin at @pr: an exit or an entry each.
  * They follow the entry of the function whose code they are in, when
  * the site is that entry, and come before its exit otherwise. */
-static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
+void rt_emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
 			 const struct rt_plan *plan, const struct rt_probe *pr,
 			 uint64_t sp, uint64_t ts)
 {
@@ -106,177 +105,6 @@ static void emit_inlined(struct rt_tracer *tr, struct rt_thread *th,
 	for (size_t i = 0; i < n; i++)
 		rt_emit_flags(tr, th, inl[i].kind, inl[i].flags, inl[i].func,
 			      sp, inl[i].value, ts);
-}
-
-#define NAMING_DEPTH 64
-
-/*
- * Two tests share the 15 bytes the kernel kept of the thread's name: the
- * test function is on the thread's stack (libtest called it, and it called
- * what was hit), so unwind and look.  The thread is stopped on a breakpoint
- * it has just executed; the unwinder must see the breakpoint's own address,
- * or it would read the unwind rules of the next instruction.  Once per
- * thread.
- */
-static const char *test_on_stack(struct rt_thread *th, const char *comm,
-				 const struct rt_regs *at_site)
-{
-	struct rt_process *p = th->proc;
-	rt_raddr pcs[NAMING_DEPTH];
-	const char *test = NULL;
-	size_t n;
-
-	if (!p->unwinder)
-		p->unwinder = rt_unwinder_new(p->pid, p->mem);
-	n = rt_unwind(p->unwinder, th->tid, at_site, pcs, NULL,
-		      NAMING_DEPTH);
-	for (size_t i = 0; i < n && !test; i++) {
-		/* a return address belongs to the call before it */
-		rt_raddr pc = pcs[i] - (i ? 1 : 0) - p->img->bias;
-		const struct rt_func *fn = rt_symbols_lookup(p->img->syms, pc);
-
-		if (fn)
-			test = rt_libtest_fit(p->img->tests, comm, fn->name);
-	}
-	return test;
-}
-
-/* Records the thread's name when it is new or changed: at its first hit
- * (std names a thread before running its closure, so the name is there
- * before any traced call) and at its exit.  A libtest thread gets the full
- * name of its test, which the kernel's 15 bytes cut short: @hit, the
- * function whose event it is (the test's closure, which libtest's runner
- * inlined), or one on the stack at @at_site.  Either may be NULL. */
-static void name_thread(struct rt_tracer *tr, struct rt_thread *th,
-			const struct rt_regs *at_site, const char *hit)
-{
-	const struct rt_image *img = th->proc ? th->proc->img : NULL;
-	const char *test = NULL;
-	bool ambiguous = false;
-	char path[96], *comm;
-
-	if (!th->proc || !th->proc->record)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", th->proc->pid,
-		 th->tid);
-	if (read_file(path, &comm, NULL) != 0)
-		return;
-	comm[strcspn(comm, "\n")] = '\0';
-	if (strcmp(comm, th->comm) != 0) {
-		snprintf(th->comm, sizeof(th->comm), "%s", comm);
-		if (img && img->tests && th->tid != th->proc->pid)
-			test = rt_libtest_name(img->tests, comm, &ambiguous);
-		if (ambiguous && hit)
-			test = rt_libtest_fit(img->tests, comm, hit);
-		if (ambiguous && !test && at_site)
-			test = test_on_stack(th, comm, at_site);
-		rt_evlog_write_thread(tr->cfg.log, th->tid, th->proc->pid,
-				      test ? test : comm,
-				      test || ambiguous ? RT_THREAD_TEST : 0);
-	}
-	free(comm);
-}
-
-/* ---- measuring the stop cost in place ----------------------------------
- *
- * What a stop costs the program depends on where the scheduler put the
- * tracer and the thread, which start-up calibration cannot know.  So now
- * and then, after a hit, the thread is sent through a row of breakpoints
- * in the scratch area before it resumes: those stops follow each other
- * with nothing in between, so the time they take, divided by their number,
- * is the cost of one stop for this thread, here and now.  The thread loses
- * that time too, and a delay event says so.
- */
-
-#define CALIB_FIRST 16
-#define CALIB_MAX_EVERY 1024
-
-static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
-			    rt_raddr resume, uint64_t ts)
-{
-	th->calib_plan = plan;
-	th->calib_every = th->calib_every ?
-				  MIN(th->calib_every * 2, CALIB_MAX_EVERY) :
-				  CALIB_FIRST;
-	th->calib_due = th->calib_every;
-	th->calib_left = RT_PLAN_CALIB_STOPS;
-	th->calib_resume = resume;
-	th->calib_start = th->calib_prev = ts;
-	return rt_plan_calib_addr(plan);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The cost of one stop: the mean of the gaps between the measuring
- * stops, less the longest and the shortest.  One gap stretched by a
- * preemption, or by a CPU waking from a deep idle state, would move the
- * plain mean by its whole length, and the analysis would take that much
- * out of every stop until the next measurement (a 100 µs call came out
- * 10 µs long); a median would miss the cost the slower stops really
- * have. */
-static uint64_t calib_trimmed_mean(struct rt_thread *th)
-{
-	uint32_t g[RT_PLAN_CALIB_STOPS];
-	uint64_t sum = 0;
-
-	memcpy(g, th->calib_gaps, sizeof(g));
-	qsort(g, RT_PLAN_CALIB_STOPS, sizeof(g[0]), cmp_u32);
-	for (size_t i = 1; i + 1 < RT_PLAN_CALIB_STOPS; i++)
-		sum += g[i];
-	return sum / (RT_PLAN_CALIB_STOPS - 2);
-}
-
-static bool in_calib(const struct rt_thread *th, rt_raddr site)
-{
-	rt_raddr first = rt_plan_calib_addr(th->calib_plan);
-	size_t tlen;
-
-	rt_arch_trap_bytes(&tlen);
-	return site >= first && site < first + RT_PLAN_CALIB_STOPS * tlen;
-}
-
-/* Something else happened in the middle of a measurement (a signal, and
- * the probes its handler hit): the figure would be wrong.  The measuring
- * stops then count as ordinary ones. */
-static void spoil_calib(struct rt_thread *th)
-{
-	if (th->calib_spoiled)
-		return;
-	th->calib_spoiled = true;
-	th->stops += th->calib_done;
-}
-
-static struct decision on_calib_stop(struct rt_tracer *tr,
-				     struct rt_thread *th)
-{
-	uint64_t ts = now_ns(), spent;
-
-	_Static_assert(RT_PLAN_CALIB_STOPS == ARRAY_SIZE(th->calib_gaps),
-		       "one gap per measuring stop");
-	if (!th->calib_spoiled) {
-		th->stops--;  /* its cost goes into the delay event */
-		th->calib_gaps[th->calib_done++] =
-			(uint32_t)MIN(ts - th->calib_prev, UINT32_MAX);
-	}
-	th->calib_prev = ts;
-	if (--th->calib_left == 0) {
-		spent = ts - th->calib_start;
-		if (!th->calib_spoiled) {
-			rt_emit(tr, th, RT_EV_CALIB, RT_FUNC_NONE, 0,
-				calib_trimmed_mean(th), ts);
-			rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, spent, ts);
-		}
-		th->calib_spoiled = false;
-		th->calib_done = 0;
-		rt_arch_set_ip(&th->regs, th->calib_resume);
-	}
-	/* written back even when unchanged: the same work as a real hit */
-	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
 /* One more stop at a breakpoint of the function of @pr, for --stats: the
@@ -299,92 +127,6 @@ static void count_stop(struct rt_tracer *tr, const struct rt_plan *plan,
 		tr->stopped.v[pr->func].name =
 			xstrdup(pf ? pf->fn->name : "(inlined calls)");
 	}
-}
-
-/* ---- coverage: each probe taken out at its first hit ------------------ */
-
-/*
- * The original bytes go back and the thread re-runs the instruction in
- * place.  Another thread may have trapped on the same breakpoint before it
- * went: it finds the probe already taken out and just goes back to it.
- * Taken-out state is per process: a forked child has its own copy of the
- * code, and of the state at the fork.
- */
-static struct decision cover(struct rt_tracer *tr, struct rt_thread *th,
-			     const struct rt_probe *pr, uint64_t ts)
-{
-	struct rt_process *p = th->proc;
-	const struct rt_plan *plan = p->img->plan;
-	size_t i = rt_plan_probe_index(plan, pr), tlen;
-
-	rt_arch_trap_bytes(&tlen);
-	if (!p->removed)
-		p->removed = xcalloc(rt_plan_nprobes(plan), 1);
-	if (!p->removed[i]) {
-		p->removed[i] = 1;
-		if (rt_mem_write(p->mem, pr->addr, pr->orig, tlen))
-			pr_warn("process %d: cannot take out the probe at "
-				"%" PRIxRADDR, p->pid, pr->addr);
-		if (pr->kinds & RT_PROBE_ENTRY)
-			rt_emit(tr, th, RT_EV_ENTRY, pr->func,
-				rt_arch_sp(&th->regs), 0, ts);
-		if (pr->kinds & RT_PROBE_INLINED)
-			emit_inlined(tr, th, plan, pr, rt_arch_sp(&th->regs),
-				     ts);
-	}
-	rt_arch_set_ip(&th->regs, pr->addr);
-	return (struct decision){ .how = RESUME_CONT, .setregs = true };
-}
-
-/* ---- call stacks (--stack) ----------------------------------------------- */
-
-#define STACK_MAX 256
-
-/* Symbolises a stack the first time it is seen and writes it to the log. */
-static void log_stack(struct rt_tracer *tr, struct rt_process *p,
-		      uint32_t id, const rt_raddr *pcs, size_t n)
-{
-	struct rt_log_frame frames[STACK_MAX];
-
-	for (size_t i = 0; i < n; i++)
-		rt_unwind_symbolize(p->unwinder, pcs[i], i > 0, &frames[i]);
-	rt_evlog_write_stack(tr->cfg.log, id, frames, n);
-	for (size_t i = 0; i < n; i++) {
-		free((char *)frames[i].name);
-		free((char *)frames[i].file);
-	}
-}
-
-/* The id of the stack of a thread stopped on an entry probe, unwound from
- * the probe's own address (the unwind rules of the byte after it would be
- * wrong), or 0 when it cannot be unwound. */
-static uint32_t capture_stack(struct rt_tracer *tr, struct rt_thread *th,
-			      uint64_t *spent)
-{
-	uint64_t t0 = now_ns();
-	struct rt_process *p = th->proc;
-	struct rt_regs at_site = th->regs;
-	rt_raddr pcs[STACK_MAX];
-	bool fresh;
-	uint32_t id;
-	size_t n;
-
-	if (!p->unwinder)
-		p->unwinder = rt_unwinder_new(p->pid, p->mem);
-	if (!tr->stacks)
-		tr->stacks = rt_stacks_new();
-	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
-	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NULL,
-		      MIN(tr->cfg.stack_depth, STACK_MAX));
-	if (!n) {
-		*spent = now_ns() - t0;
-		return 0;
-	}
-	id = rt_stacks_intern(tr->stacks, p->pid, pcs, n, &fresh);
-	if (fresh)
-		log_stack(tr, p, id, pcs, n);
-	*spent = now_ns() - t0;
-	return id;
 }
 
 /* ---- the hot path ---------------------------------------------------- */
@@ -410,344 +152,42 @@ const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
 	return NULL;
 }
 
-/* What an entry event carries: the captured stack of a traced function,
- * or the size (the pointer, for a free) of an allocator call, from the
- * argument registers.  A reallocation's old pointer goes in an extra
- * event. */
+/* What an entry event carries: an allocator call's size or pointer
+ * (allocargs.c), or the captured stack of a traced function. */
 static uint64_t entry_value(struct rt_tracer *tr, struct rt_thread *th,
 			    const struct rt_probe *pr, uint64_t *spent)
 {
-	const struct rt_regs *r = &th->regs;
+	uint64_t v;
 
-	switch (pr->role) {
-	case RT_ROLE_ALLOC:
-	case RT_ROLE_FREE:
-		return rt_arch_arg(r, 0);
-	case RT_ROLE_ALLOC_ALIGNED:
-		return rt_arch_arg(r, 1);
-	case RT_ROLE_CALLOC:
-		return rt_arch_arg(r, 0) * rt_arch_arg(r, 1);
-	case RT_ROLE_REALLOC:
-		return rt_arch_arg(r, 1);
-	case RT_ROLE_REALLOC_RUST:
-		return rt_arch_arg(r, 3);
-	case RT_ROLE_MEMALIGN:
-		th->memalign_out = rt_arch_arg(r, 0);
-		return rt_arch_arg(r, 2);
-	case RT_ROLE_BLOCKING:
-		return 0;
-	default:
-		return tr->cfg.stack_depth ? capture_stack(tr, th, spent) : 0;
-	}
-}
-
-/* What an exit event carries: the return register, or for
- * posix_memalign the pointer it stored. */
-static uint64_t exit_value(struct rt_thread *th, const struct rt_probe *pr)
-{
-	uint64_t v = rt_arch_retval(&th->regs), ptr = 0;
-
-	if (pr->role != RT_ROLE_MEMALIGN)
+	if (rt_allocargs_entry(th, pr, &v))
 		return v;
-	if (v == 0 && th->memalign_out)
-		rt_mem_read(th->proc->mem, th->memalign_out, &ptr, sizeof(ptr));
-	return ptr;
+	return tr->cfg.stack_depth ? rt_callstack_capture(tr, th, spent) : 0;
 }
 
 static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 		       const struct rt_plan *plan, const struct rt_probe *pr,
 		       rt_raddr ip, bool taken, uint64_t ts, uint64_t *spent)
 {
-	uint64_t sp = rt_arch_sp(&th->regs);
+	uint64_t sp = rt_arch_sp(&th->regs), old;
 
 	if ((pr->kinds & RT_PROBE_ENTRY) && !(pr->kinds & RT_PROBE_HELPER)) {
 		rt_emit(tr, th, RT_EV_ENTRY, pr->func, sp,
 			entry_value(tr, th, pr, spent), ts);
-		if (pr->role == RT_ROLE_REALLOC ||
-		    pr->role == RT_ROLE_REALLOC_RUST)
-			rt_emit(tr, th, RT_EV_ARG, pr->func, sp,
-				rt_arch_arg(&th->regs, 0), ts);
+		if (rt_allocargs_old_ptr(th, pr, &old))
+			rt_emit(tr, th, RT_EV_ARG, pr->func, sp, old, ts);
 	}
 	if (unlikely(pr->kinds & RT_PROBE_INLINED))
-		emit_inlined(tr, th, plan, pr, sp, ts);
+		rt_emit_inlined(tr, th, plan, pr, sp, ts);
 	if (pr->kinds & RT_PROBE_EXIT)
 		rt_emit_flags(tr, th, RT_EV_EXIT,
 			      pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
-			      pr->func, sp, exit_value(th, pr), ts);
+			      pr->func, sp, rt_allocargs_exit(th, pr), ts);
 	else if ((pr->kinds & RT_PROBE_RET_ARG0) && taken)
 		rt_emit_flags(tr, th, RT_EV_EXIT,
 			      pr->kinds & RT_PROBE_HELPER ? RT_EVF_HELPER : 0,
 			      pr->func, sp, rt_arch_arg(&th->regs, 0), ts);
 	else if (pr->kinds & RT_PROBE_TAIL)
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
-}
-
-/* Where a thread stopped at entry probe @pr resumes to record the entry
- * itself, or 0 when rtrace records it now.  Its time stamp comes
- * once the thread runs again: a stop's cost varies (a thread resumed on
- * a busy machine may wait milliseconds for a CPU), and what precedes
- * the entry is no part of the call, whatever it cost.  Not where the
- * stop must see the entry: call stacks, a script's probe actions. */
-static rt_raddr resume_tramp_of(const struct rt_tracer *tr,
-				const struct rt_thread *th,
-				const struct rt_plan *plan,
-				const struct rt_probe *pr)
-{
-	if (!pr->resume_tramp || !th->proc->ia || plan != th->proc->img->plan ||
-	    tr->cfg.stack_depth || tr->cfg.on_hit)
-		return 0;
-	return pr->resume_tramp;
-}
-
-/* ---- the inline engine: events recorded in the process ------------------ */
-
-/* Whether @func is one the patched sites of @p record: an id
- * read from memory the program can write is checked before the log
- * takes it. */
-static bool inline_func_known(const struct rt_process *p, uint32_t func)
-{
-	if (p->img && p->img->plan && rt_plan_func_by_id(p->img->plan, func))
-		return true;
-	/* the libraries' blocking calls record there too */
-	vec_for_each(&p->libs, lib)
-		if ((*lib)->plan && rt_plan_func_by_id((*lib)->plan, func))
-			return true;
-	return false;
-}
-
-static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
-{
-	struct rt_tracer *tr = ctx;
-	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
-
-	if (!th || !th->proc)
-		return;
-	if (!inline_func_known(th->proc, ev->func)) {
-		tr->st.inline_dropped++;
-		return;
-	}
-	rt_fault("hit");  /* a hit, recorded in the program */
-	/* a resume trampoline's was counted at its stop */
-	tr->st.inline_events += !(ev->flags & RT_EVF_RESUMED);
-	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
-		      ev->ts);
-}
-
-/* What @th recorded since its last stop goes to the log before anything
- * rtrace says of it now: the log keeps each thread's order. */
-static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
-			 bool release)
-{
-	struct rt_process *p = th->proc;
-	int slot = rt_inline_slot_of(p->ia, th->tid);
-
-	/* a slot lent by a vfork parent goes back to it, never free */
-	if (p->ia_borrowed && slot == p->lent_slot)
-		release = false;
-	if (slot >= 0)
-		rt_inline_drain(p->ia, slot, release, emit_drained, tr);
-}
-
-static void drain_process(struct rt_tracer *tr, struct rt_process *p)
-{
-	if (p && p->ia)
-		rt_inline_drain_all(p->ia, emit_drained, tr);
-}
-
-/* A vfork child's events in its parent's area, its own from the fork
- * on, go to the log; the slot it borrowed goes back to the thread that
- * vforked, one it took for itself is freed. */
-static void return_area(struct rt_tracer *tr, struct rt_process *p)
-{
-	int slot = rt_inline_slot_of(p->ia, p->pid);
-
-	if (slot >= 0)
-		rt_inline_drain(p->ia, slot, slot != p->lent_slot,
-				emit_drained, tr);
-	rt_inline_give_back(p->ia, p->lent_slot, p->pid, p->lender);
-	p->ia = NULL;
-	p->ia_borrowed = false;
-}
-
-/* A vfork child runs the parent's code with the parent thread's thread
- * pointer, so its events land in that thread's ring: from now on they
- * are the child's (the parent thread waits until the child execs or
- * ends). */
-static void borrow_area(struct rt_tracer *tr, struct rt_thread *parent,
-			struct rt_process *c)
-{
-	struct rt_process *p = parent->proc;
-
-	if (!p->ia)
-		return;
-	drain_thread(tr, parent, false);
-	c->ia = p->ia;
-	c->ia_borrowed = true;
-	c->lender = parent->tid;
-	c->lent_slot = rt_inline_lend(p->ia, parent->tid, c->pid);
-}
-
-/* The area's last events to the log, its losses to the summary, and the
- * area forgotten (the process's mapping goes with its image). */
-static void forget_area(struct rt_tracer *tr, struct rt_process *p)
-{
-	bool damaged;
-
-	if (!p->ia)
-		return;
-	if (p->ia_borrowed) {
-		return_area(tr, p);
-		return;
-	}
-	/* a vfork child still borrowing it (its parent was killed) keeps
-	 * running in memory that outlives this record of it */
-	rt_tasks_for_each_process(tr->tasks, q)
-		if (q != p && q->ia == p->ia)
-			q->ia = NULL;
-	drain_process(tr, p);
-	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
-	tr->st.inline_unrecorded += rt_inline_unrecorded(p->ia);
-	tr->st.inline_damaged |= damaged;
-	rt_inline_free(p->ia);
-	p->ia = NULL;
-}
-
-/* Where the thread was when it called the recorder, as far as unwinding
- * needs: at the entry of the function the event is of (an exit or tail
- * jump has the same frame rule: the return address on top).  NULL when
- * the function is not known. */
-static const struct rt_regs *bell_site(const struct rt_thread *th,
-				       struct rt_regs *at, const char **hit)
-{
-	const struct rt_plan *plan = th->proc->img ? th->proc->img->plan
-						   : NULL;
-	const struct rt_plan_func *pf;
-	struct rt_rec_state st;
-
-	rt_arch_rec_state(&th->regs, &st);
-	pf = plan ? rt_plan_func_by_id(plan, (uint32_t)st.word) : NULL;
-	*hit = pf ? pf->fn->name : NULL;
-	/* a function that exists only inlined has no address to unwind
-	 * from */
-	if (!pf || pf->inlined_only)
-		return NULL;
-	*at = th->regs;
-	rt_arch_set_ip(at, pf->fn->addr + rt_plan_bias(plan));
-	rt_arch_set_sp(at, rt_inline_site_sp(st.word, st.sp));
-	return at;
-}
-
-/* The recorder stopped: at its first event a thread gets a ring (when the
- * table is full, rtrace records for it, a stop per event); a full ring
- * was emptied when the thread stopped. */
-static struct decision on_bell(struct rt_tracer *tr, struct rt_thread *th,
-			       enum rt_inline_bell bell)
-{
-	struct rt_inline_area *ia = th->proc->ia;
-	struct rt_rec_state st;
-	struct rt_regs at_site;
-	const char *hit;
-
-	if (bell == RT_BELL_FULL)
-		return D_CONT;
-	if (unlikely(!th->comm[0])) {
-		const struct rt_regs *at = bell_site(th, &at_site, &hit);
-
-		name_thread(tr, th, at, hit);
-	}
-	/* a thread whose thread pointer changed looks for a new slot */
-	drain_thread(tr, th, true);
-	rt_arch_rec_state(&th->regs, &st);
-	if (rt_inline_register(ia, th->tid, st.tp) >= 0) {
-		/* what its events cost it, for the analysis to take out */
-		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
-			      0, rt_inline_event_cost(), now_ns());
-		return D_CONT;
-	}
-	rt_inline_finish(ia, th->tid, &th->regs, true, emit_drained, tr);
-	return (struct decision){ .how = RESUME_CONT, .setregs = true };
-}
-
-bool rt_tracer_bell(struct rt_tracer *tr, struct rt_thread *th)
-{
-	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
-	enum rt_inline_bell bell;
-
-	if (!ia)
-		return false;
-	bell = rt_inline_bell(ia, rt_arch_trap_site(&th->regs));
-	if (bell == RT_BELL_NONE)
-		return false;
-	drain_thread(tr, th, false);
-	return on_bell(tr, th, bell).setregs;
-}
-
-void rt_tracer_end_inline(struct rt_tracer *tr, struct rt_process *p,
-			  struct rt_thread *th)
-{
-	rt_raddr base;
-	size_t size;
-
-	if (!p->ia)
-		return;
-	base = rt_inline_base(p->ia);
-	size = rt_inline_size(p->ia);
-	forget_area(tr, p);
-	rt_remote_munmap(th->tid, p->mem, base, size,
-			 &th->pending_sig);
-}
-
-/* A signal is about to run a handler: a thread stopped while writing an
- * event finishes it first, or the handler's events would tear it. */
-static struct decision on_signal(struct rt_tracer *tr, struct rt_thread *th,
-				 int sig)
-{
-	struct rt_inline_area *ia = th->proc ? th->proc->ia : NULL;
-	bool moved = false;
-
-	if (ia && !rt_tracee_getregs(th->tid, &th->regs))
-		moved = rt_inline_finish(ia, th->tid, &th->regs, false,
-					 emit_drained, tr);
-	return (struct decision){ .how = RESUME_CONT, .sig = sig,
-				  .setregs = moved };
-}
-
-/* A script's probe action on this hit (cfg.on_hit): an enum
- * rt_hit_verdict.  Its time is the thread's lost time, like a log write. */
-static int probe_action(struct rt_tracer *tr, struct rt_thread *th,
-			const struct rt_plan *plan, const struct rt_probe *pr,
-			uint64_t ts, uint64_t *spent)
-{
-	const struct rt_plan_func *pf;
-	uint64_t t0 = now_ns();
-	int v;
-
-	if (pr->role != RT_ROLE_TRACED || (pr->kinds & RT_PROBE_HELPER) ||
-	    tr->holding ||
-	    (pr->func < tr->nno_action && tr->no_action[pr->func]))
-		return RT_HIT_GO;
-	pf = rt_plan_func(plan, pr->func - rt_plan_func(plan, 0)->id);
-	if (pf->helper)
-		return RT_HIT_GO;
-	v = tr->cfg.on_hit(tr->cfg.hit_ctx, &(struct rt_hit){
-		.pid = th->proc->pid, .tid = th->tid, .func = pr->func,
-		.name = pf->fn->name, .raw = pf->fn->raw,
-		.entry = pr->kinds & RT_PROBE_ENTRY,
-		.exit = pr->kinds & RT_PROBE_EXIT, .site = pr->addr,
-		.regs = &th->regs, .ts = ts, .tr = tr });
-	*spent += now_ns() - t0;
-	if (v == RT_HIT_NEVER) {
-		if (pr->func >= tr->nno_action) {
-			uint32_t n = pr->func + 256;
-
-			tr->no_action = xrealloc(tr->no_action, n);
-			memset(tr->no_action + tr->nno_action, 0,
-			       n - tr->nno_action);
-			tr->nno_action = n;
-		}
-		tr->no_action[pr->func] = 1;
-	}
-	return v;
 }
 
 /* Puts back what a SIGTRAP of rtrace's changed of the program's own
@@ -790,22 +230,19 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	const struct rt_probe *pr;
 	uint64_t ts, written, spent = 0;
 	rt_raddr ip, site, resume;
-	bool taken;
+	bool taken, setregs = false;
 	int verdict = RT_HIT_GO;
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
 	site = rt_arch_trap_site(&th->regs);
-	if (th->proc && th->proc->ia) {
-		enum rt_inline_bell bell = rt_inline_bell(th->proc->ia, site);
-
-		if (bell != RT_BELL_NONE)
-			return on_bell(tr, th, bell);
-	}
-	if (unlikely(th->calib_left)) {
-		if (in_calib(th, site))
-			return on_calib_stop(tr, th);
-		spoil_calib(th);
+	if (tr->engine->doorbell(tr, th, site, &setregs))
+		return (struct decision){ .how = RESUME_CONT,
+					  .setregs = setregs };
+	if (unlikely(th->calib.left)) {
+		if (rt_calib_in_chain(th, site))
+			return rt_calib_stop(tr, th);
+		rt_calib_spoil(th);
 	}
 	pr = rt_tracer_find_probe(th->proc, site, &plan);
 	if (!pr) /* the program's own breakpoint or SIGTRAP */
@@ -820,7 +257,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 		struct rt_regs at_site = th->regs;
 
 		rt_arch_set_ip(&at_site, site);
-		name_thread(tr, th, &at_site, NULL);
+		rt_name_thread(tr, th, &at_site, NULL);
 	}
 	ts = now_ns();
 	if (likely(pr->role != RT_ROLE_MODULES)) {  /* rtrace's own hook */
@@ -831,43 +268,31 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
 	else if (tr->cfg.coverage && plan == th->proc->img->plan)
-		return cover(tr, th, pr, ts);
+		return rt_cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
-	resume = resume_tramp_of(tr, th, plan, pr);
+	resume = tr->engine->resume_at(tr, th, plan, pr);
 	if (resume)
 		ip = resume;
 	else if (pr->role != RT_ROLE_MODULES)
 		record_hit(tr, th, plan, pr, ip, taken, ts, &spent);
 	if (unlikely(tr->cfg.on_hit))
-		verdict = probe_action(tr, th, plan, pr, ts, &spent);
+		verdict = rt_action_on_hit(tr, th, plan, pr, ts, &spent);
 	/* a block went to disk, or a stack was unwound, while the thread
 	 * waited: say how long, so the analysis takes it out of the times
 	 * like a stop's cost */
 	written = rt_evlog_write_ns(tr->cfg.log) - written + spent;
 	if (unlikely(written))
 		rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, written, ts);
-	/* with counts only there are no times to measure for; a thread held
-	 * for a script would spoil the measurement.  Nor while a chain is
-	 * pending: a signal handler runs hits in the middle of one, and the
-	 * interrupted chain must still know where it resumes.  Nor at
-	 * rtrace's own hook, which every probed program now meets once: with
-	 * the inline engine it would cost a measuring chain of stops */
-	if (unlikely(pr->role == RT_ROLE_MODULES)) {
-		/* nothing recorded, nothing to measure for */
-	} else if (th->calib_due <= 1 && th->proc->record &&
-		   !tr->cfg.count_only) {
-		if (verdict != RT_HIT_STOP && !th->calib_left)
-			ip = begin_calib(th, plan, ip, ts);
-	} else {
-		th->calib_due--;
-	}
+	/* not at rtrace's own hook, which every probed program now meets
+	 * once: nothing is recorded there to measure for, and with the jump
+	 * engine it would cost a measuring chain of stops */
+	if (likely(pr->role != RT_ROLE_MODULES))
+		ip = rt_calib_after_hit(tr, th, plan, ip, ts,
+					verdict != RT_HIT_STOP);
 	rt_arch_set_ip(&th->regs, ip);
-	if (unlikely(verdict == RT_HIT_STOP)) {
-		tr->held = th->tid;
-		tr->held_since = now_ns();
-		return (struct decision){ .how = RESUME_HOLD, .setregs = true };
-	}
+	if (unlikely(verdict == RT_HIT_STOP))
+		return rt_action_hold(tr, th);
 	return (struct decision){ .how = RESUME_CONT, .setregs = true };
 }
 
@@ -881,8 +306,8 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 
 	if (!p)  /* a thread is linked to its process before it can exec */
 		return D_CONT;
-	/* the old image's event area goes with it */
-	forget_area(tr, p);
+	/* what the engine kept of the old image goes with it */
+	tr->engine->end(tr, p);
 	if (!rt_tracee_eventmsg(th->tid, &former) && (pid_t)former != th->tid) {
 		struct rt_thread *old = rt_tasks_thread(tr->tasks, former);
 
@@ -950,57 +375,12 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		c->removed = xmalloc(n);
 		memcpy(c->removed, parent->removed, n);
 	}
-	/* a forked copy writing into its parent's rings would tear them:
-	 * it gets breakpoints (a vfork child shares the parent's memory and
-	 * its rings: adopt() lends it the slot of the thread that vforked) */
-	if (parent->ia && !vfork && c->mem)
-		rt_arm_traps_only(c);
 	c->record = tr->cfg.follow && parent->record;
 	c->detach_at_exec = !tr->cfg.follow && vfork;
 	tr->st.processes++;
 	if (c->record)
 		rt_evlog_write_process(tr->cfg.log, pid, parent->pid, "");
 	return c;
-}
-
-/* A thread made by clone without a TLS of its own (no CLONE_SETTLS)
- * starts with its creator's thread pointer, by which the recorder finds a
- * thread's ring: both would write into one ring, and the creator's name
- * would be on the new thread's calls.  Seen at the new thread's first
- * stop, where its registers are known; both are then recorded at stops. */
-static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
-{
-	struct rt_process *p = c->proc;
-	uint64_t tp;
-
-	if (!p || !p->ia || !p->mem || !c->creator_tpr)
-		return;
-	if (rt_tracee_getregs(c->tid, &c->regs) ||
-	    rt_arch_thread_pointer(&c->regs) != c->creator_tpr ||
-	    rt_mem_read(p->mem, c->creator_tpr, &tp, sizeof(tp)))
-		return;
-	pr_warn("process %d: threads %d and %d share a thread pointer (a "
-		"clone without a TLS of its own); their calls are recorded "
-		"at stops", p->pid, c->creator, c->tid);
-	rt_inline_share(p->ia, tp, emit_drained, tr);
-}
-
-void rt_tracer_give_ring(struct rt_tracer *tr, struct rt_thread *th)
-{
-	struct rt_process *p = th->proc;
-	uint64_t tp;
-
-	/* a program rtrace launched dies with rtrace: there, a thread's
-	 * first event stops it instead, and names it with its stack */
-	if (tr->cfg.exitkill || !p || !p->ia || !p->mem ||
-	    rt_inline_slot_of(p->ia, th->tid) >= 0 ||
-	    rt_tracee_getregs(th->tid, &th->regs) ||
-	    rt_mem_read(p->mem, rt_arch_thread_pointer(&th->regs), &tp,
-			sizeof(tp)) || !tp)
-		return;
-	if (rt_inline_register(p->ia, th->tid, tp) >= 0)
-		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
-			      0, rt_inline_event_cost(), now_ns());
 }
 
 static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
@@ -1036,7 +416,7 @@ static bool to_release(const struct rt_tracer *tr, const struct rt_thread *th)
 
 /* Waits for the first stop of new thread @c now (the kernel stops every
  * new tracee at once): 0, or -ESRCH when it is already gone. */
-static int take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
+int rt_tracer_take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
 {
 	struct rt_wait w;
 	int err;
@@ -1056,53 +436,6 @@ static int take_first_stop(struct rt_tracer *tr, struct rt_thread *c)
 	return 0;
 }
 
-/*
- * A fork child that made itself non-dumpable before forking: rtrace, when
- * unprivileged, may not open its memory, yet it still has its parent's
- * jumps into the trampolines, which would record into its parent's rings
- * and ring the parent's bells.  It gets its breakpoints back (or, with
- * --no-follow, its original code) through itself: rt_remote_mem_proxy(),
- * the data passing through the event area both share.  Done now, while
- * the parent, stopped at the fork, keeps that area alive.
- */
-static int reach_child(struct rt_tracer *tr, struct rt_thread *parent,
-		       struct rt_thread *c)
-{
-	struct rt_process *p = parent->proc, *cp = c->proc;
-	rt_raddr remote;
-	uint8_t *local;
-	size_t len;
-	int err;
-
-	if (cp->mem || !p->ia || !cp->img)
-		return 0;
-	err = take_first_stop(tr, c);
-	if (err)
-		return err;
-	rt_inline_bounce(p->ia, &local, &remote, &len);
-	err = rt_remote_mem_proxy(c->tid, rt_inline_recorder(p->ia) +
-					  rt_arch_recorder()->syscall,
-				  local, remote, len, &c->pending_sig,
-				  &cp->mem);
-	if (!err)
-		err = cp->record ? rt_arm_traps_only(cp)
-				 : rt_disarm_process(cp);
-	rt_mem_close(cp->mem);
-	cp->mem = NULL;
-	if (!err && !cp->record) {  /* no probe left in it */
-		rt_image_put(cp->img);
-		cp->img = NULL;
-	}
-	if (err)
-		pr_warn("process %d: cannot reach its memory (it is not "
-			"dumpable): %s; its calls may be counted as its "
-			"parent's", cp->pid, strerror(-err));
-	else
-		pr_dbg("process %d: not dumpable, re-armed through itself",
-		       cp->pid);
-	return 0;
-}
-
 /* A new thread or process whose first stop we may already have seen. */
 static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 			     pid_t child, bool thread, bool vfork)
@@ -1110,27 +443,17 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
 	struct rt_process *proc = th->proc;
 
-	if (!thread && proc) {
+	if (!thread && proc)
 		proc = new_child(tr, proc, child, vfork);
-		if (vfork)
-			borrow_area(tr, th, proc);
-	}
 	if (!c)
 		c = rt_tasks_add_thread(tr->tasks, child, proc);
 	else if (!c->proc)
 		rt_tasks_link(tr->tasks, c, proc);
 	rt_sigtrap_inherit(c, th);
-	if (!thread && !vfork && proc && reach_child(tr, th, c) == -ESRCH)
+	if (!thread && proc && tr->engine->fork(tr, th, c, vfork) == -ESRCH)
 		return D_CONT;  /* gone before its first stop */
-	if (thread && proc && proc->ia &&
-	    !rt_tracee_getregs(th->tid, &th->regs)) {
-		c->creator_tpr = rt_arch_thread_pointer(&th->regs);
-		c->creator = th->tid;
-		if (c->initial_stop_seen) {
-			check_shared_tp(tr, c);
-			rt_tracer_give_ring(tr, c);
-		}
-	}
+	if (thread && proc)
+		tr->engine->thread_new(tr, c, th);
 	tr->st.threads++;
 	rt_emit(tr, c, RT_EV_THREAD_START, RT_FUNC_NONE, 0, th->tid, now_ns());
 	if (c->initial_stop_seen && c->state == RT_TS_NEW) {
@@ -1151,8 +474,7 @@ static struct decision on_first_stop(struct rt_tracer *tr,
 	th->initial_stop_seen = true;
 	if (!th->proc)
 		return (struct decision){ .how = RESUME_HOLD };
-	check_shared_tp(tr, th);
-	rt_tracer_give_ring(tr, th);
+	tr->engine->thread_new(tr, th, NULL);
 	if (to_release(tr, th))
 		return release_child(th);
 	return D_CONT;
@@ -1169,7 +491,7 @@ static struct decision on_exit_event(struct rt_tracer *tr,
 	 * panic unwound (above it) and which were still running (below) */
 	if (rt_tracee_getregs(th->tid, &th->regs) == 0)
 		sp = rt_arch_sp(&th->regs);
-	name_thread(tr, th, NULL, NULL);
+	rt_name_thread(tr, th, NULL, NULL);
 	rt_emit(tr, th, RT_EV_THREAD_END, RT_FUNC_NONE, sp, status, now_ns());
 	rt_thread_set_state(th, RT_TS_EXITING);
 	return D_CONT;
@@ -1221,7 +543,7 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 	rt_thread_set_state(th, RT_TS_GONE);
 	rt_tasks_remove_thread(tr->tasks, th);
 	if (p && p->nthreads == 0) {
-		forget_area(tr, p);
+		tr->engine->end(tr, p);
 		rt_tasks_remove_process(tr->tasks, p);
 	}
 }
@@ -1313,9 +635,10 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	case RT_STOP_SIGNAL:
 		if (th->state == RT_TS_NEW)
 			return on_first_stop(tr, th);
-		if (th->calib_left)
-			spoil_calib(th);
-		return on_signal(tr, th, w->sig);
+		rt_calib_spoil(th);
+		return (struct decision){
+			.how = RESUME_CONT, .sig = w->sig,
+			.setregs = tr->engine->signal(tr, th) };
 	case RT_STOP_GROUP:
 		return (struct decision){ .how = RESUME_LISTEN };
 	case RT_STOP_EVENT:
@@ -1340,7 +663,7 @@ static void keep_sigtrap(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (d->kept || d->sig == SIGTRAP ||
 	    (d->how != RESUME_CONT && d->how != RESUME_HOLD) ||
-	    (th->calib_left && !th->calib_spoiled))
+	    (th->calib.left && !th->calib.spoiled))
 		return;
 	sig = repair_sigtrap(tr, th);
 	if (sig && !d->sig)
@@ -1369,9 +692,8 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	int err = rt_wait_any(&w);
 
 	if (err == -EINTR) {
-		/* the timer: empty the rings while their threads run */
-		rt_tasks_for_each_process(tr->tasks, p)
-			drain_process(tr, p);
+		/* the timer: what the threads recorded, while they run */
+		tr->engine->drain_all(tr);
 		flush_now_and_then(tr);
 		return RT_STEP_CONTINUE;
 	}
@@ -1383,8 +705,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	}
 	tr->st.stops++;
 	th = thread_for(tr, w.tid);
-	if (th->proc && th->proc->ia)
-		drain_thread(tr, th, w.kind == RT_STOP_EXITED ||
+	tr->engine->drain(tr, th, w.kind == RT_STOP_EXITED ||
 					     w.kind == RT_STOP_KILLED ||
 					     (w.kind == RT_STOP_EVENT &&
 					      w.event == RT_EVENT_EXIT));
@@ -1403,7 +724,7 @@ enum rt_step_result rt_tracer_step(struct rt_tracer *tr)
 	flush_now_and_then(tr);
 	if (tr->setup_failed)
 		return RT_STEP_FAILED;
-	return tr->held ? RT_STEP_STOPPED : RT_STEP_CONTINUE;
+	return tr->actions.held ? RT_STEP_STOPPED : RT_STEP_CONTINUE;
 }
 
 /* ---- setup and teardown ----------------------------------------------- */
@@ -1415,9 +736,8 @@ struct rt_tracer *rt_tracer_alloc(const struct rt_tracer_config *cfg,
 
 	tr->cfg = *cfg;
 	tr->flushed_at = now_ns();
-	/* a thread whose ring is full waits for this loop, which the area's
-	 * waiter interrupts */
-	rt_inline_wake_by(rt_stopsig_wake_sig());
+	tr->engine = rt_engine_choose(cfg);
+	tr->engine->start();
 	tr->tasks = rt_tasks_new();
 	tr->first_pid = pid;
 	return tr;
@@ -1476,29 +796,19 @@ void rt_tracer_free(struct rt_tracer *tr)
 		return;
 	rt_tracer_stopped_free(tr->stopped.v, tr->stopped.n);
 	rt_tasks_free(tr->tasks);
-	rt_stacks_free(tr->stacks);
+	rt_stacks_free(tr->callstacks.seen);
 	rt_inlined_free(tr->cfg.first_inlined);
 	rt_symbols_free(tr->cfg.first_syms);
-	free(tr->no_action);
+	free(tr->actions.never);
 	free(tr);
 }
 
 int rt_tracer_resume(struct rt_tracer *tr)
 {
-	struct rt_thread *th = tr->held ? rt_tasks_thread(tr->tasks, tr->held)
-					: NULL;
-	uint64_t ts = now_ns();
+	struct rt_thread *th = rt_action_release(tr);
 
-	tr->held = 0;
-	if (tr->no_action)
-		memset(tr->no_action, 0, tr->nno_action);
 	if (!th)
 		return -ESRCH;
-	/* stamped when the wait began, as the delays of on_trap() are: the
-	 * analysis keeps a thread's clock from running backwards, so a
-	 * delay stamped at its end would not be taken out */
-	rt_emit(tr, th, RT_EV_DELAY, RT_FUNC_NONE, 0, ts - tr->held_since,
-		tr->held_since);
 	resume(tr, th, &D_CONT);
 	return 0;
 }

@@ -35,7 +35,8 @@ ALLOWED = {
 
 # Headers that no .c file of the same name implements.
 HEADER_STAGE = {
-    "arch": "arch", "archreg": "arch", "inline-layout": "arch",
+    "arch": "arch", "arch-jump": "arch", "archreg": "arch",
+    "inline-layout": "arch",
     "compiler": "common", "exit": "common", "raddr": "common",
     "vec": "common",
     "arm": "tracer",

@@ -14,8 +14,9 @@
 #include <capstone/capstone.h>
 
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/evlog.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/inline-layout.h"
 #include "rtrace/patchsite.h"
 #include "unittest.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The inline engine's event area in a traced process (inline.h).
+ * The jump engine's event area in a traced process (jumparea.h).
  *
  * The process creates a memory file with memfd_create, sizes it and maps
  * it shared, each by a system call rtrace makes it run; rtrace opens the
@@ -28,8 +28,9 @@
 #define PR_FMT "jump"
 #define PR_DOMAIN RT_DOM_PROBES
 #include "rtrace/arch.h"
+#include "rtrace/arch-jump.h"
 #include "rtrace/inline-layout.h"
-#include "rtrace/inline.h"
+#include "rtrace/jumparea.h"
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/ringwake.h"

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The event area of the inline engine in one traced process: a memory
+ * The event area of the jump engine in one traced process: a memory
  * file the process maps (created inside it by injected system calls) and
  * rtrace maps too.  Patched sites append events to their thread's ring
  * there without stopping; rtrace empties the rings into the log: at every
  * stop of the thread (so that the log keeps each thread's order), when a
  * ring fills, when a thread ends, and at the end.
  */
-#ifndef RTRACE_INLINE_H
-#define RTRACE_INLINE_H
+#ifndef RTRACE_JUMPAREA_H
+#define RTRACE_JUMPAREA_H
 
 #include <stdbool.h>
 #include <stdint.h>
