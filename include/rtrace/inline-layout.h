@@ -59,7 +59,8 @@
 
 /* The recorder's data block, written by rtrace after the code. */
 #define RT_RD_TABLE 0              /* the thread table's address */
-#define RT_RD_MASK 8               /* RT_IA_SLOTS - 1 */
+#define RT_RD_MASK 8               /* RT_IA_SLOTS - 1 (the recorder's
+				    * lookup has it built in) */
 #define RT_RD_CAP 16               /* RT_IA_CAP */
 #define RT_RD_CAP_MASK 24          /* RT_IA_CAP - 1 */
 #define RT_RD_CLOCK 32             /* RT_CLOCK_* */
