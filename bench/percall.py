@@ -21,24 +21,28 @@ other:
   floor     bench/tscfloor.c: two reads of the time stamp counter, what
             any recorder time-stamping an entry and a return pays at least
 
-The table gives the median over --runs rounds of each figure, in ns per
-call, and the medians of the round-by-round ratios rtrace / native,
-rtrace / uftrace, rtrace / floor (a busy minute slows a whole round: the
-ratios measured in it keep their meaning).  It also gives the CPU time
-per call (user and system of the program and of the tracer), which a
-shared machine inflates less than wall time.
+Each runs the program under bench/peakrss (under the tracer, which
+follows the exec), which says the program's own CPU time.  The table
+gives, per call and as the median over --runs rounds: the wall time; the
+program's CPU time (user and system), which holds what recording costs
+the program itself (rtrace's recorder, uftrace's libmcount) but not the
+tracer's own work; and the CPU time of program and tracer together,
+which a shared machine inflates less than wall time.  Beside each way,
+the medians of the round-by-round ratios of rtrace's figures to its (a
+busy minute slows a whole round: the ratios measured in it keep their
+meaning): rtrace / native, / uftrace, / floor, / --before.
 
 Then the same for tests/fixtures/threads.rs (eight threads calling
-threads::leaf, traced with -f threads::leaf; N is the leaf's calls, all
-threads together; threads.rs also calls leaf 28 times more than
-8 * PER_THREAD and 1,000 other functions from main, the same in both runs,
-so they drop out).
+threads::leaf, traced with -f threads::leaf): threads PER 0 against
+threads 0 0, N the leaf's 8 * PER calls (its 28 more calls are in both
+runs and drop out).
 
 Writes the "per call" section of bench/RESULTS.md (--out FILE elsewhere,
 - nowhere).  Python 3 standard library only; uses bench/run's helpers.
 """
 import argparse
 import os
+import re
 import shutil
 import statistics
 import sys
@@ -71,12 +75,32 @@ def tools(args, env, tmp, prog, pattern):
     return t
 
 
-def per_call(cmd, zero, full, calls, tmp):
-    """(wall ns, CPU ns) per call: the run of @full minus that of @zero."""
-    r0 = B.run(cmd + zero, timeout=1200, cwd=tmp).check()
-    rn = B.run(cmd + full, timeout=1200, cwd=tmp).check()
-    shutil.rmtree(os.path.join(tmp, "uftrace.data"), ignore_errors=True)
-    return ((rn.wall_ns - r0.wall_ns) / calls, (rn.cpu_ns - r0.cpu_ns) / calls)
+FIGS = ("wall", "prog", "all")  # per call: wall time, program CPU, all CPU
+
+
+def program_cpu(path):
+    """The CPU time (ns) bench/peakrss saw its program take."""
+    with open(path) as f:
+        m = re.search(r"^cpu_us (\d+)$", f.read(), re.M)
+    if not m:
+        raise B.Failure("peakrss wrote no CPU time into " + path)
+    return int(m.group(1)) * 1000
+
+
+def per_call(env, cmd, prog, zero, full, calls, tmp):
+    """{figure: ns per call}: the run of @full minus that of @zero.  The
+    program runs under bench/peakrss, under the tracer (which follows the
+    exec), for the program's own CPU time."""
+    cpu = os.path.join(tmp, "cpu")
+    r, p = [], []
+    for args in (zero, full):
+        r.append(B.run(cmd + [env.peakrss, cpu, prog] + args, timeout=1200,
+                       cwd=tmp).check())
+        p.append(program_cpu(cpu))
+        shutil.rmtree(os.path.join(tmp, "uftrace.data"), ignore_errors=True)
+    return {"wall": (r[1].wall_ns - r[0].wall_ns) / calls,
+            "prog": (p[1] - p[0]) / calls,
+            "all": (r[1].cpu_ns - r[0].cpu_ns) / calls}
 
 
 def floor_ns(env):
@@ -85,23 +109,20 @@ def floor_ns(env):
 
 
 def measure(args, env, prog, zero, full, calls, pattern):
-    """{name: ([wall per call], [CPU per call])} over the rounds."""
-    res = {}
+    """{way: {figure: [ns per call, a round each]}}."""
     with tempfile.TemporaryDirectory(prefix="rtrace-percall-") as tmp:
         ways = tools(args, env, tmp, prog, pattern)
-        for k in ways:
-            res[k] = ([], [])
-        res["floor"] = ([], [])
+        res = {k: {f: [] for f in FIGS} for k in list(ways) + ["floor"]}
         for i in range(args.runs):
             B.log("%s: round %d of %d" % (os.path.basename(prog), i + 1,
                                           args.runs))
             for k, cmd in ways.items():
-                w, c = per_call(cmd + [prog], zero, full, calls, tmp)
-                res[k][0].append(w)
-                res[k][1].append(c)
-            f = floor_ns(env)
-            res["floor"][0].append(f)
-            res["floor"][1].append(f)
+                got = per_call(env, cmd, prog, zero, full, calls, tmp)
+                for f in FIGS:
+                    res[k][f].append(got[f])
+            t = floor_ns(env)
+            for f in FIGS:
+                res["floor"][f].append(t)
     return res
 
 
@@ -109,46 +130,45 @@ def med(v):
     return "%.1f ns" % statistics.median(v) if v else "-"
 
 
-def ratio(res, a, b, cpu=False):
-    if a not in res or b not in res:
-        return "-"
-    x, y = res[a][cpu], res[b][cpu]
-    r = [p / q for p, q in zip(x, y) if q > 0]
+def ratio(x, y):
+    """The median of the round-by-round ratios x / y."""
+    r = [a / b for a, b in zip(x, y) if b > 0]
     return "%.2f×" % statistics.median(r) if r else "-"
 
 
+LABELS = {"native": "native", "rtrace": "rtrace",
+          "before": "rtrace --before", "uftrace": "uftrace -P",
+          "floor": "2 rdtsc (floor)"}
+
+
 def rows(name, res):
+    """A line per way, with rtrace's figures over its."""
     out = []
-    for k in ("rtrace", "before"):
+    for k in ("native", "rtrace", "before", "uftrace", "floor"):
         if k not in res:
             continue
-        label = "rtrace" if k == "rtrace" else "rtrace (--before)"
-        out.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            name, label, med(res[k][0]), med(res["native"][0]),
-            med(res["uftrace"][0]) if "uftrace" in res else "-",
-            med(res["floor"][0]),
-            ratio(res, k, "native"), ratio(res, k, "uftrace"),
-            ratio(res, k, "floor"),
-            "%s / %s" % (med(res[k][1]),
-                         med(res["uftrace"][1]) if "uftrace" in res
-                         else "-")))
-    if "before" in res:
-        out.append("| %s | rtrace / rtrace (--before) | | | | | %s | | | %s |"
-                   % (name, ratio(res, "rtrace", "before"),
-                      ratio(res, "rtrace", "before", cpu=True)))
+        mine = k == "rtrace"
+        out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+            name, LABELS[k], med(res[k]["wall"]), med(res[k]["prog"]),
+            med(res[k]["all"]),
+            "" if mine else ratio(res["rtrace"]["wall"], res[k]["wall"]),
+            "" if mine or k == "native" else
+            ratio(res["rtrace"]["prog"], res[k]["prog"])))
     return out
 
 
 TABLE_HEAD = [
-    "| program | tracer | per call | native | uftrace | 2 rdtsc (floor) "
-    "| / native | / uftrace | / floor | CPU per call (tracer / uftrace) |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    "| program | run | wall per call | program CPU per call "
+    "| all CPU per call | rtrace / this (wall) | rtrace / this "
+    "(program CPU) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
 
 
 def build(args, env, work):
     env.work, env.build = work, os.path.join(TOP, "build")
     os.makedirs(work, exist_ok=True)
     env.floor = B.compile_c(env, "tscfloor")
+    env.peakrss = B.compile_c(env, "peakrss")
     env.leafloop = B.compile_rust(env, os.path.join(HERE, "leafloop.rs"),
                                   "leafloop", "3")
     env.threads = B.compile_rust(env, os.path.join(
@@ -191,6 +211,12 @@ def main():
         notes.append("uftrace: not installed, not measured")
     notes.append("2 rdtsc (floor): bench/tscfloor.c, two reads of the time "
                  "stamp counter per turn of a loop, in the same rounds")
+    notes.append("wall: the wall time of the whole run (tracer and "
+                 "program); program CPU: the traced program's user and "
+                 "system time (bench/peakrss), which holds what the "
+                 "recorder costs it (rtrace's recorder, uftrace's libmcount), "
+                 "not the tracer's own work; all CPU: user and system "
+                 "time of tracer and program together")
     notes.append("ratios: the median of the round-by-round ratios")
     text = "\n".join(section_head("per call", env.rtrace, load0) + [
         "* Command: `bench/percall.py%s` (%d round%s, medians; %d s in all)"
