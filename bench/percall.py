@@ -3,8 +3,8 @@
 """What one traced call of a hot leaf costs, beside native and uftrace.
 
     bench/percall.py [--rtrace build/rtrace] [--before OTHER_RTRACE]
-                     [--runs 5] [--calls 10000000] [--no-threads]
-                     [--no-uftrace] [--out FILE]
+                     [--log FILE] [--runs 5] [--calls 10000000]
+                     [--no-threads] [--no-uftrace] [--out FILE]
 
 Per call is measured as bench/run measures it: the wall time of a program
 making N calls minus that of the same program making none, over N, so that
@@ -16,6 +16,8 @@ other:
             probes, an entry and a return event per call, no stop)
   before    the same with --before's rtrace (another build, say the one
             before a change), when given
+            (both write their log into a temporary directory, or into
+            --log: /dev/null leaves the log writes out)
   uftrace   uftrace record -P 'leafloop::leaf' (dynamic patching), when
             installed
   floor     bench/tscfloor.c: two reads of the time stamp counter, what
@@ -63,7 +65,7 @@ B = bench_run()
 
 def tools(args, env, tmp, prog, pattern):
     """{name: argv prefix} of the ways the program is run."""
-    log = os.path.join(tmp, "run.rtrace")
+    log = args.log or os.path.join(tmp, "run.rtrace")
     t = {"native": []}
     t["rtrace"] = [env.rtrace, "record", "-q", "-o", log, "-f", pattern, "--"]
     if args.before:
@@ -180,6 +182,9 @@ def main():
     ap.add_argument("--rtrace", default=os.path.join(TOP, "build", "rtrace"))
     ap.add_argument("--before", help="another rtrace binary, measured in "
                     "the same rounds")
+    ap.add_argument("--log", help="rtrace's log file (default: one in a "
+                    "temporary directory; /dev/null leaves the log writes "
+                    "out of the figures)")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--calls", type=int, default=10000000)
     ap.add_argument("--no-threads", dest="threads", action="store_false")
