@@ -132,7 +132,7 @@ static bool rig_make(struct rig *g, uint64_t clock, uint64_t half)
 	if (g->code == MAP_FAILED)
 		return false;
 	g->table = calloc(RT_IA_SLOTS, RT_IA_SLOT_SIZE);
-	g->ring = calloc(RT_IA_SLOTS, CAP * RT_IA_EVENT);
+	g->ring = calloc(RT_IA_SLOTS, (size_t)CAP * RT_IA_EVENT);
 	memcpy(g->code, rec->code, rec->len);
 	d = g->code + rec->data;
 	put_u64(d + RT_RD_TABLE, (uint64_t)g->table);
@@ -177,6 +177,7 @@ static bool call_kept(struct rig *g, enum rt_rec_call call, uint64_t seed,
 	struct rec_call c = { g->code + rec->call[call], WORD, in, out };
 
 	regs_in(in, seed);
+	memset(out, 0, (NREGS + 1) * sizeof(*out));  /* the asm writes it */
 	call_rec(&c);
 	for (int i = 0; i < NREGS; i++)
 		if (out[i] != in[i])
@@ -191,7 +192,7 @@ static void event(struct rig *g, unsigned i, uint64_t n, uint64_t f[5])
 				       n % CAP) * RT_IA_EVENT;
 
 	for (int k = 0; k < 5; k++)
-		f[k] = get_u64(ev + 8 * k);
+		f[k] = get_u64(ev + 8 * (size_t)k);
 }
 
 /* Each kind of call: the registers kept, the event written whole, the
