@@ -97,7 +97,7 @@ void rt_arch_rec_state(const struct rt_regs *r, struct rt_rec_state *out)
 	out->ts = r->r.rax;
 	out->sp = r->r.rcx;
 	out->value = r->r.rsi;
-	out->ids = r->r.r9;
+	out->ids = 0;             /* no longer in the event: the slot's */
 	out->word = r->r.rdi;
 	out->tp = r->r.rax;
 }

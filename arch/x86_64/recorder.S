@@ -17,8 +17,9 @@
  *	pop %rdi
  *
  * and for a tail jump also saves %rsi and loads the jump's target into it,
- * which the event carries.  The event is the log's own 40-byte record:
- * time, stack pointer at the site, value, tid | pid, word.
+ * which the event carries.  The event is 32 bytes, two to a cache line:
+ * time, stack pointer at the site, value, word (the thread is the
+ * slot's, which rtrace knows).
  *
  * Where the process can be stopped and what rtrace does there:
  *  - rt_x64_rec_miss: no slot holds this thread.  rtrace gives it one and
@@ -41,7 +42,7 @@
  *    signal there would run a handler whose own events land in the same
  *    ring; so at the signal's stop rtrace finishes the write itself (all
  *    it needs is in registers: %r8 slot, %rax time, %rcx stack pointer,
- *    %rsi value, %r9 ids, %rdi word) and moves ip to rt_x64_rec_done.
+ *    %rsi value, %rdi word) and moves ip to rt_x64_rec_done.
  * Everywhere else nothing shared is half written.
  */
 #include "rtrace/inline-layout.h"
@@ -55,9 +56,9 @@
 #define WAIT_NS 100000000          /* one wait for rtrace */
 #define WAIT_TRIES 30              /* waits before recording turns off */
 
-/* 6 registers saved, what the fast path uses besides the trampoline's
- * %rdi: the caller's return address is at 48(%rsp) and the %rdi its
- * trampoline pushed at 56(%rsp).  The paths off it save what more they
+/* 5 registers saved, what the fast path uses besides the trampoline's
+ * %rdi: the caller's return address is at 40(%rsp) and the %rdi its
+ * trampoline pushed at 48(%rsp).  The paths off it save what more they
  * use (%r10, %r11: the system calls' and the probe loop's). */
 .macro SAVE
 	push %rsi
@@ -65,11 +66,9 @@
 	push %rcx
 	push %rdx
 	push %r8
-	push %r9
 .endm
 
 .macro RESTORE
-	pop %r9
 	pop %r8
 	pop %rdx
 	pop %rcx
@@ -92,7 +91,7 @@ rt_x64_rec_begin:
 	.globl rt_x64_rec_exit
 rt_x64_rec_exit:
 	SAVE
-	lea 64(%rsp), %rcx
+	lea 56(%rsp), %rcx
 	mov %rax, %rsi
 	jmp .Llookup
 
@@ -101,26 +100,26 @@ rt_x64_rec_exit:
 	.globl rt_x64_rec_arg0
 rt_x64_rec_arg0:
 	SAVE
-	lea 64(%rsp), %rcx
-	mov 56(%rsp), %rsi
+	lea 56(%rsp), %rcx
+	mov 48(%rsp), %rsi
 	jmp .Llookup
 
 /* A tail jump: the trampoline put the target in %rsi, having saved it. */
 	.globl rt_x64_rec_tail
 rt_x64_rec_tail:
 	SAVE
-	lea 72(%rsp), %rcx
+	lea 64(%rsp), %rcx
 	jmp .Llookup
 
 /* A function's entry: the value is 0. */
 	.globl rt_x64_rec_entry
 rt_x64_rec_entry:
 	SAVE
-	lea 64(%rsp), %rcx
+	lea 56(%rsp), %rcx
 	xor %esi, %esi
 
 /* From here on: %rdi word, %rcx stack pointer, %rsi value; %rax the
- * thread pointer, then the time; %r8 the slot, %r9 its ids. */
+ * thread pointer, then the time; %r8 the slot. */
 .Llookup:
 	mov %fs:0, %rax
 	movabs $0x9e3779b97f4a7c15, %rdx
@@ -131,8 +130,6 @@ rt_x64_rec_entry:
 	add %rdx, %r8
 	cmp RT_IA_SLOT_TP(%r8), %rax
 	jne .Lprobe
-.Lfound:
-	mov RT_IA_SLOT_IDS(%r8), %r9
 .Lstamp:
 	cmpq $RT_CLOCK_TSC, .Ldata + RT_RD_CLOCK(%rip)
 	jne .Lsyscall_clock
@@ -151,14 +148,12 @@ rt_x64_rec_window:
 .Lwrite:
 	mov RT_IA_SLOT_HEAD(%r8), %rdx
 	and .Ldata + RT_RD_CAP_MASK(%rip), %rdx
-	lea (%rdx, %rdx, 4), %rdx
-	shl $3, %rdx
+	shl $5, %rdx
 	add RT_IA_SLOT_RING(%r8), %rdx
 	mov %rax, 0(%rdx)
 	mov %rcx, 8(%rdx)
 	mov %rsi, 16(%rdx)
-	mov %r9, 24(%rdx)
-	mov %rdi, 32(%rdx)
+	mov %rdi, 24(%rdx)
 	/* one store: only this thread writes the head, and a stop in the
 	 * window finishes the event whole before this */
 	incq RT_IA_SLOT_HEAD(%r8)
@@ -197,7 +192,7 @@ rt_x64_rec_miss:
 	jmp .Llookup
 .Lprobe_found:
 	pop %r11
-	jmp .Lfound
+	jmp .Lstamp
 
 /* Recording is off: the event is only counted. */
 .Ldrop:

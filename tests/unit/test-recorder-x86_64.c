@@ -22,7 +22,6 @@
 #include "unittest.h"
 
 #define WORD 0x0000010200000007ULL      /* id 7, kind 2, flags 1 */
-#define IDS 0x0000123400005678ULL
 #define NREGS 15
 #define SP_AT 15                        /* out[]: the stack pointer */
 
@@ -158,7 +157,6 @@ static void rig_free(struct rig *g)
 /* Slot @i is this thread's. */
 static void rig_own(struct rig *g, unsigned i)
 {
-	put_u64(slot_at(g, i) + RT_IA_SLOT_IDS, IDS);
 	put_u64(slot_at(g, i) + RT_IA_SLOT_TP, g->tp);
 }
 
@@ -185,13 +183,13 @@ static bool call_kept(struct rig *g, enum rt_rec_call call, uint64_t seed,
 	return true;
 }
 
-/* Event @n of slot @i: time, stack pointer, value, ids, word. */
-static void event(struct rig *g, unsigned i, uint64_t n, uint64_t f[5])
+/* Event @n of slot @i: time, stack pointer, value, word. */
+static void event(struct rig *g, unsigned i, uint64_t n, uint64_t f[4])
 {
 	const uint8_t *ev = g->ring + ((size_t)(i & (RT_IA_SLOTS - 1)) * CAP +
 				       n % CAP) * RT_IA_EVENT;
 
-	for (int k = 0; k < 5; k++)
+	for (int k = 0; k < 4; k++)
 		f[k] = get_u64(ev + 8 * (size_t)k);
 }
 
@@ -218,7 +216,7 @@ TEST_CASE(events_of_each_kind)
 	h = first_slot(g.tp);
 	rig_own(&g, h);
 	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-		uint64_t out[NREGS + 1], in[NREGS], f[5];
+		uint64_t out[NREGS + 1], in[NREGS], f[4];
 
 		TEST_TRUE(call_kept(&g, kinds[k].call, k + 1, out));
 		regs_in(in, k + 1);
@@ -229,8 +227,7 @@ TEST_CASE(events_of_each_kind)
 		TEST_EQ(f[1], out[SP_AT] + kinds[k].sp_off);
 		TEST_EQ(f[2], kinds[k].value_reg < 0 ? 0
 						     : in[kinds[k].value_reg]);
-		TEST_EQ(f[3], IDS);
-		TEST_EQ(f[4], WORD);
+		TEST_EQ(f[3], WORD);
 	}
 	rig_free(&g);
 }
@@ -240,7 +237,7 @@ TEST_CASE(events_of_each_kind)
  * and none of theirs. */
 TEST_CASE(slot_found_past_others)
 {
-	uint64_t out[NREGS + 1], f[5];
+	uint64_t out[NREGS + 1], f[4];
 	unsigned h;
 	struct rig g;
 
@@ -257,7 +254,7 @@ TEST_CASE(slot_found_past_others)
 	TEST_EQ(get_u64(slot_at(&g, h + 3) + RT_IA_SLOT_HEAD), 2);
 	event(&g, h + 3, 1, f);
 	TEST_EQ(f[1], out[SP_AT]);
-	TEST_EQ(f[3], IDS);
+	TEST_EQ(f[3], WORD);
 	rig_free(&g);
 }
 
@@ -317,7 +314,7 @@ static uint64_t mono_ns(void)
  * the system call: between two readings taken around the call. */
 TEST_CASE(kernel_clock)
 {
-	uint64_t out[NREGS + 1], f[5], t0, t1;
+	uint64_t out[NREGS + 1], f[4], t0, t1;
 	unsigned h;
 	struct rig g;
 
@@ -330,6 +327,6 @@ TEST_CASE(kernel_clock)
 	event(&g, h, 0, f);
 	TEST_TRUE(f[0] >= t0 && f[0] <= t1);
 	TEST_EQ(f[1], out[SP_AT] + 8);
-	TEST_EQ(f[4], WORD);
+	TEST_EQ(f[3], WORD);
 	rig_free(&g);
 }
