@@ -4,10 +4,11 @@
  *
  *   peakrss OUT PROGRAM [ARGS...]
  *
- * Forks, runs PROGRAM, waits for it with wait4() and writes one line to
+ * Forks, runs PROGRAM, waits for it with wait4() and writes two lines to
  * the file OUT:
  *
  *   maxrss_kb <ru_maxrss>
+ *   cpu_us <ru_utime + ru_stime, in microseconds>
  *
  * then exits with PROGRAM's status (128+N for signal N).  Its stdin,
  * stdout and stderr are PROGRAM's.
@@ -53,7 +54,10 @@ int main(int argc, char **argv)
 		return 125;
 	}
 	out = fopen(argv[1], "w");
-	if (!out || fprintf(out, "maxrss_kb %ld\n", ru.ru_maxrss) < 0 ||
+	if (!out || fprintf(out, "maxrss_kb %ld\ncpu_us %lld\n", ru.ru_maxrss,
+			    (long long)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
+					    1000000 +
+				    ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) < 0 ||
 	    fclose(out)) {
 		perror(argv[1]);
 		return 125;

@@ -297,17 +297,22 @@ def bench_run():
     return mod
 
 
+def section_head(title, rtrace, load0):
+    """The first lines of a section of RESULTS.md: its title, dated, the
+    machine, its load, rtrace's version."""
+    run = bench_run()
+    env = argparse.Namespace(rtrace=rtrace, rustc="rustc")
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return ["## %s — %s" % (title, now), "",
+            "* Machine: " + run.machine_line(),
+            "* Load average (1, 5, 15 min): %s at the start, %s at the end"
+            % (load0, run.load_line()),
+            "* rtrace: " + run.version_line(env)]
+
+
 def section(args, rows, notes, load0):
     """The "real programs" section of RESULTS.md."""
-    run = bench_run()
-    env = argparse.Namespace(rtrace=args.rtrace, rustc="rustc")
-    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    return "\n".join([
-        "## real programs — " + now, "",
-        "* Machine: " + run.machine_line(),
-        "* Load average (1, 5, 15 min): %s at the start, %s at the end"
-        % (load0, run.load_line()),
-        "* rtrace: " + run.version_line(env),
+    return "\n".join(section_head("real programs", args.rtrace, load0) + [
         "* Command: `bench/realcrate.py%s` (medians of %d round%s; rtrace / "
         "uftrace is the median of the round-by-round ratios)"
         % ("" if args.runs == 3 else " --runs %d" % args.runs, args.runs,

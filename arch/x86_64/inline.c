@@ -94,12 +94,12 @@ const struct rt_recorder *rt_arch_recorder(void)
 
 void rt_arch_rec_state(const struct rt_regs *r, struct rt_rec_state *out)
 {
-	out->slot = r->r.rdi;
-	out->ts = r->r.r8;
+	out->slot = r->r.r8;
+	out->ts = r->r.rax;
 	out->sp = r->r.rcx;
 	out->value = r->r.rsi;
-	out->ids = r->r.r10;
-	out->word = r->r.r9;
+	out->ids = 0;             /* no longer in the event: the slot's */
+	out->word = r->r.rdi;
 	out->tp = r->r.rax;
 }
 

@@ -17,8 +17,9 @@
  *	pop %rdi
  *
  * and for a tail jump also saves %rsi and loads the jump's target into it,
- * which the event carries.  The event is the log's own 40-byte record:
- * time, stack pointer at the site, value, tid | pid, word.
+ * which the event carries.  The event is 32 bytes, two to a cache line:
+ * time, stack pointer at the site, value, word (the thread is the
+ * slot's, which rtrace knows).
  *
  * Where the process can be stopped and what rtrace does there:
  *  - rt_x64_rec_miss: no slot holds this thread.  rtrace gives it one and
@@ -40,8 +41,8 @@
  *  - [rt_x64_rec_window, rt_x64_rec_done): the event is being written.  A
  *    signal there would run a handler whose own events land in the same
  *    ring; so at the signal's stop rtrace finishes the write itself (all
- *    it needs is in registers: %rdi slot, %r8 time, %rcx stack pointer,
- *    %rsi value, %r10 ids, %r9 word) and moves ip to rt_x64_rec_done.
+ *    it needs is in registers: %r8 slot, %rax time, %rcx stack pointer,
+ *    %rsi value, %rdi word) and moves ip to rt_x64_rec_done.
  * Everywhere else nothing shared is half written.
  */
 #include "rtrace/inline-layout.h"
@@ -55,23 +56,19 @@
 #define WAIT_NS 100000000          /* one wait for rtrace */
 #define WAIT_TRIES 30              /* waits before recording turns off */
 
-/* 8 registers saved: the caller's return address is at 64(%rsp) and the
- * %rdi its trampoline pushed at 72(%rsp). */
+/* 5 registers saved, what the fast path uses besides the trampoline's
+ * %rdi: the caller's return address is at 40(%rsp) and the %rdi its
+ * trampoline pushed at 48(%rsp).  The paths off it save what more they
+ * use (%r10, %r11: the system calls' and the probe loop's). */
 .macro SAVE
 	push %rsi
 	push %rax
 	push %rcx
 	push %rdx
 	push %r8
-	push %r9
-	push %r10
-	push %r11
 .endm
 
 .macro RESTORE
-	pop %r11
-	pop %r10
-	pop %r9
 	pop %r8
 	pop %rdx
 	pop %rcx
@@ -79,64 +76,112 @@
 	pop %rsi
 .endm
 
+/* The table offset of a hash's first slot: (hash >> 32) & (RT_IA_SLOTS -
+ * 1), times RT_IA_SLOT_SIZE, in one shift and one mask (as
+ * src/tracer/inline.c hashes). */
+#define SLOT_SHIFT (32 - 6)
+#define SLOT_BITS ((RT_IA_SLOTS - 1) * RT_IA_SLOT_SIZE)
+
 	.section .rodata.rtrace_recorder, "a"
 	.balign 16
 	.globl rt_x64_rec_begin
 rt_x64_rec_begin:
 
-/* A function's entry: the value is 0. */
-	.globl rt_x64_rec_entry
-rt_x64_rec_entry:
-	SAVE
-	lea 80(%rsp), %rcx
-	xor %esi, %esi
-	jmp .Lcommon
-
 /* A return: the value is the return register. */
 	.globl rt_x64_rec_exit
 rt_x64_rec_exit:
 	SAVE
-	lea 80(%rsp), %rcx
+	lea 56(%rsp), %rcx
 	mov %rax, %rsi
-	jmp .Lcommon
+	jmp .Llookup
 
 /* A jump into a function that returns its first argument (memset): the
  * value is that argument, the %rdi the trampoline saved. */
 	.globl rt_x64_rec_arg0
 rt_x64_rec_arg0:
 	SAVE
-	lea 80(%rsp), %rcx
-	mov 72(%rsp), %rsi
-	jmp .Lcommon
+	lea 56(%rsp), %rcx
+	mov 48(%rsp), %rsi
+	jmp .Llookup
 
 /* A tail jump: the trampoline put the target in %rsi, having saved it. */
 	.globl rt_x64_rec_tail
 rt_x64_rec_tail:
 	SAVE
-	lea 88(%rsp), %rcx
+	lea 64(%rsp), %rcx
+	jmp .Llookup
 
-.Lcommon:
-	mov %rdi, %r9
+/* A function's entry: the value is 0. */
+	.globl rt_x64_rec_entry
+rt_x64_rec_entry:
+	SAVE
+	lea 56(%rsp), %rcx
+	xor %esi, %esi
+
+/* From here on: %rdi word, %rcx stack pointer, %rsi value; %rax the
+ * thread pointer, then the time; %r8 the slot. */
 .Llookup:
 	mov %fs:0, %rax
 	movabs $0x9e3779b97f4a7c15, %rdx
 	imul %rax, %rdx
-	shr $32, %rdx
-	and .Ldata + RT_RD_MASK(%rip), %rdx
-	mov .Ldata + RT_RD_TABLE(%rip), %r10
-	mov $RT_IA_PROBES, %r11d
+	shr $SLOT_SHIFT, %rdx
+	and $SLOT_BITS, %edx
+	mov .Ldata + RT_RD_TABLE(%rip), %r8
+	add %rdx, %r8
+	cmp RT_IA_SLOT_TP(%r8), %rax
+	jne .Lprobe
+.Lstamp:
+	cmpq $RT_CLOCK_TSC, .Ldata + RT_RD_CLOCK(%rip)
+	jne .Lsyscall_clock
+	rdtsc
+	shl $32, %rdx
+	or %rdx, %rax
+	.globl rt_x64_rec_window
+rt_x64_rec_window:
+.Lwindow:
+	mov RT_IA_SLOT_HEAD(%r8), %rdx
+	sub RT_IA_SLOT_TAIL(%r8), %rdx
+	cmp .Ldata + RT_RD_CAP(%rip), %rdx
+	jae .Lfull
+	cmp .Ldata + RT_RD_HALF(%rip), %rdx
+	je .Lhalf
+.Lwrite:
+	mov RT_IA_SLOT_HEAD(%r8), %rdx
+	and .Ldata + RT_RD_CAP_MASK(%rip), %rdx
+	shl $5, %rdx
+	add RT_IA_SLOT_RING(%r8), %rdx
+	mov %rax, 0(%rdx)
+	mov %rcx, 8(%rdx)
+	mov %rsi, 16(%rdx)
+	mov %rdi, 24(%rdx)
+	/* one store: only this thread writes the head, and a stop in the
+	 * window finishes the event whole before this */
+	incq RT_IA_SLOT_HEAD(%r8)
+	.globl rt_x64_rec_done
+rt_x64_rec_done:
+	RESTORE
+	ret
+
+/* The first slot tried is another thread's: the next ones, up to
+ * RT_IA_PROBES in all, until this thread's or a free one. */
 .Lprobe:
-	mov %rdx, %rdi
-	shl $6, %rdi
-	add %r10, %rdi
-	cmp RT_IA_SLOT_TP(%rdi), %rax
-	je .Lfound
-	cmpq $0, RT_IA_SLOT_TP(%rdi)
+	cmpq $0, RT_IA_SLOT_TP(%r8)
 	je .Lmiss
-	inc %rdx
-	and .Ldata + RT_RD_MASK(%rip), %rdx
+	push %r11
+	mov $RT_IA_PROBES - 1, %r11d
+.Lprobe_next:
+	sub .Ldata + RT_RD_TABLE(%rip), %r8
+	add $RT_IA_SLOT_SIZE, %r8
+	and $SLOT_BITS, %r8d
+	add .Ldata + RT_RD_TABLE(%rip), %r8
+	cmp RT_IA_SLOT_TP(%r8), %rax
+	je .Lprobe_found
+	cmpq $0, RT_IA_SLOT_TP(%r8)
+	je .Lprobe_miss
 	dec %r11d
-	jnz .Lprobe
+	jnz .Lprobe_next
+.Lprobe_miss:
+	pop %r11
 .Lmiss:
 	mov .Ldata + RT_RD_CTL(%rip), %rdx
 	cmpl $0, RT_IA_CTL_OFF(%rdx)
@@ -145,45 +190,9 @@ rt_x64_rec_tail:
 rt_x64_rec_miss:
 	int3
 	jmp .Llookup
-
-.Lfound:
-	mov RT_IA_SLOT_IDS(%rdi), %r10
-.Lstamp:
-	cmpq $RT_CLOCK_TSC, .Ldata + RT_RD_CLOCK(%rip)
-	jne .Lsyscall_clock
-	rdtsc
-	shl $32, %rdx
-	or %rdx, %rax
-	mov %rax, %r8
-	.globl rt_x64_rec_window
-rt_x64_rec_window:
-.Lwindow:
-	mov RT_IA_SLOT_HEAD(%rdi), %rax
-	mov %rax, %rdx
-	sub RT_IA_SLOT_TAIL(%rdi), %rdx
-	cmp .Ldata + RT_RD_CAP(%rip), %rdx
-	jae .Lfull
-	cmp .Ldata + RT_RD_HALF(%rip), %rdx
-	jne .Lwrite
-	cmpl $0, RT_IA_SLOT_NUDGE(%rdi)
-	je .Lhalf
-.Lwrite:
-	mov %rax, %rdx
-	and .Ldata + RT_RD_CAP_MASK(%rip), %rdx
-	lea (%rdx, %rdx, 4), %rdx
-	shl $3, %rdx
-	add RT_IA_SLOT_RING(%rdi), %rdx
-	mov %r8, 0(%rdx)
-	mov %rcx, 8(%rdx)
-	mov %rsi, 16(%rdx)
-	mov %r10, 24(%rdx)
-	mov %r9, 32(%rdx)
-	inc %rax
-	mov %rax, RT_IA_SLOT_HEAD(%rdi)
-	.globl rt_x64_rec_done
-rt_x64_rec_done:
-	RESTORE
-	ret
+.Lprobe_found:
+	pop %r11
+	jmp .Lstamp
 
 /* Recording is off: the event is only counted. */
 .Ldrop:
@@ -204,20 +213,20 @@ rt_x64_rec_full:
 /* Half full: the bell, once, then the write from the top (a handler that
  * ran meanwhile may have written events: the head is read again). */
 .Lhalf:
-	movl $1, RT_IA_SLOT_NUDGE(%rdi)
+	cmpl $0, RT_IA_SLOT_NUDGE(%r8)
+	jne .Lwrite
+	movl $1, RT_IA_SLOT_NUDGE(%r8)
+	push %rax
 	push %rdi
 	push %rcx
 	push %rsi
-	push %r8
-	push %r9
-	push %r10
+	push %r11
 	call .Lring
-	pop %r10
-	pop %r9
-	pop %r8
+	pop %r11
 	pop %rsi
 	pop %rcx
 	pop %rdi
+	pop %rax
 	jmp .Lwindow
 
 /* Bumps the bell and wakes rtrace's waiter: clobbers %rax, %rcx, %rdx,
@@ -233,16 +242,14 @@ rt_x64_rec_full:
 	ret
 
 /* Full: sleeps until rtrace has taken events from the ring, or recording
- * is turned off.  %rbx keeps the slot across the system calls; below it
- * on the stack, the wait's timeout and the tries left. */
+ * is turned off.  %r8 keeps the slot across the system calls (they leave
+ * it); below the saved registers, the wait's timeout and the tries left. */
 .Lwait:
 	push %rdi
 	push %rcx
 	push %rsi
-	push %r9
 	push %r10
-	push %rbx
-	mov %rdi, %rbx
+	push %r11
 	push $WAIT_TRIES
 	push $WAIT_NS
 	push $0
@@ -250,16 +257,16 @@ rt_x64_rec_full:
 	mov .Ldata + RT_RD_CTL(%rip), %rdx
 	cmpl $0, RT_IA_CTL_OFF(%rdx)
 	jne .Lwait_end
-	mov RT_IA_SLOT_TAIL(%rbx), %r10
-	mov RT_IA_SLOT_HEAD(%rbx), %rax
+	mov RT_IA_SLOT_TAIL(%r8), %r10
+	mov RT_IA_SLOT_HEAD(%r8), %rax
 	sub %r10, %rax
 	cmp .Ldata + RT_RD_CAP(%rip), %rax
 	jb .Lwait_end
-	movl $1, RT_IA_SLOT_WAIT(%rbx)
+	movl $1, RT_IA_SLOT_WAIT(%r8)
 	push %r10
 	call .Lring
 	pop %rdx                        /* the tail seen: the futex value */
-	lea RT_IA_SLOT_TAIL(%rbx), %rdi
+	lea RT_IA_SLOT_TAIL(%r8), %rdi
 	mov $FUTEX_WAIT, %esi
 	mov %rsp, %r10                  /* the timeout */
 	mov $SYS_futex, %eax
@@ -274,9 +281,8 @@ rt_x64_rec_full:
 	movl $RT_OFF_SILENT, RT_IA_CTL_OFF(%rdx)
 .Lwait_end:
 	add $24, %rsp
-	pop %rbx
+	pop %r11
 	pop %r10
-	pop %r9
 	pop %rsi
 	pop %rcx
 	pop %rdi
@@ -291,6 +297,7 @@ rt_x64_rec_full:
 	push %rcx
 	push %rsi
 	push %rdi
+	push %r11
 	sub $16, %rsp
 	mov $SYS_clock_gettime, %eax
 	mov $CLOCK_MONOTONIC, %edi
@@ -303,8 +310,8 @@ rt_x64_rec_syscall:
 	mov 0(%rsp), %rax
 	imul $1000000000, %rax, %rax
 	add 8(%rsp), %rax
-	mov %rax, %r8
 	add $16, %rsp
+	pop %r11
 	pop %rdi
 	pop %rsi
 	pop %rcx

@@ -20,7 +20,9 @@
 
 #define RT_IA_SLOTS 256            /* threads with a ring at one time */
 #define RT_IA_CAP 16384            /* events per ring (a power of two) */
-#define RT_IA_EVENT 40             /* bytes per event, as in the log */
+#define RT_IA_EVENT 32             /* bytes per event: time, stack pointer,
+				    * value, word (whose it is, the slot
+				    * says); two to a cache line */
 /* A ring event's flag that never reaches the log: its stack pointer is
  * rt_arch_tramp_below() under the site's (rt_tramp_rec.inside). */
 #define RT_IA_EVF_BELOW 0x80
@@ -59,7 +61,8 @@
 
 /* The recorder's data block, written by rtrace after the code. */
 #define RT_RD_TABLE 0              /* the thread table's address */
-#define RT_RD_MASK 8               /* RT_IA_SLOTS - 1 */
+#define RT_RD_MASK 8               /* RT_IA_SLOTS - 1 (the recorder's
+				    * lookup has it built in) */
 #define RT_RD_CAP 16               /* RT_IA_CAP */
 #define RT_RD_CAP_MASK 24          /* RT_IA_CAP - 1 */
 #define RT_RD_CLOCK 32             /* RT_CLOCK_* */

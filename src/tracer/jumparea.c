@@ -527,16 +527,15 @@ static void event_at_site(struct rt_event *ev, uint64_t word)
 
 static void event_of(const uint8_t *rec, struct rt_event *ev)
 {
-	uint64_t f[5];
+	uint64_t f[4];
 
 	memcpy(f, rec, sizeof(f));
 	*ev = (struct rt_event){
 		.ts = f[0], .sp = f[1], .value = f[2],
-		.tid = (uint32_t)f[3], .pid = (uint32_t)(f[3] >> 32),
-		.func = (uint32_t)f[4], .kind = (uint8_t)(f[4] >> 32),
-		.flags = (uint8_t)(f[4] >> 40),
+		.func = (uint32_t)f[3], .kind = (uint8_t)(f[3] >> 32),
+		.flags = (uint8_t)(f[3] >> 40),
 	};
-	event_at_site(ev, f[4]);
+	event_at_site(ev, f[3]);
 }
 
 /* How far past the drain's own reading of the clock a stamp may be: a
@@ -684,7 +683,7 @@ static void finish_write(struct rt_inline_area *a, pid_t tid,
 {
 	rt_raddr table = a->base + RT_IA_TABLE;
 	int slot = (int)((st->slot - table) / RT_IA_SLOT_SIZE);
-	uint64_t head, f[5] = { st->ts, st->sp, st->value, st->ids, st->word };
+	uint64_t head, f[4] = { st->ts, st->sp, st->value, st->word };
 
 	if (st->slot < table || (st->slot - table) % RT_IA_SLOT_SIZE ||
 	    st->slot - table >= (rt_raddr)RT_IA_SLOTS * RT_IA_SLOT_SIZE ||
