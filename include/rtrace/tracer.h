@@ -49,15 +49,9 @@ struct rt_tracer_config {
 	struct rt_matcher *matcher;    /* re-applied after every exec */
 	struct rt_evlog_writer *log;
 	bool follow;                   /* record forked/exec'd children */
-	bool count_only;               /* entries only */
-	bool coverage;                 /* entries, each taken out at its
-					* first hit */
 	bool exitkill;                 /* rtrace launched the program */
-	unsigned stack_depth;          /* --stack: frames captured at each
-					* entry, 0 for none */
-	bool mem;                      /* --mem: probe the allocator, in the
-					* executable and in the libraries */
-	/* what every image's plan holds, and which sites may be jumps */
+	/* what every image's plan holds, and which sites may be jumps; also
+	 * what the loop does at a hit (--count, --coverage, --stack, --mem) */
 	struct rt_imageplan_policy plan;
 	/* the first image, already loaded and matched by the caller (taken
 	 * over by the tracer), used at the launched program's first exec */

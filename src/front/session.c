@@ -788,8 +788,6 @@ static struct rt_tracer_config tracer_config(const struct target *t,
 {
 	return (struct rt_tracer_config){
 		.matcher = t->matcher, .follow = !o->no_follow,
-		.count_only = o->count_only, .coverage = o->coverage,
-		.stack_depth = o->stack_depth, .mem = o->mem,
 		.exitkill = launched, .first_syms = t->syms,
 		.first_idx = t->idx, .first_n = t->n,
 		.first_inlined = t->inl, .inlined = o->inlined,

@@ -326,7 +326,7 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 		return err;
 	/* the libraries are mapped already: no hook will say so (libc's
 	 * signal calls matter only where something is probed) */
-	if (tr->cfg.mem || p->img->plan) {
+	if (tr->cfg.plan.mem || p->img->plan) {
 		/* libc's blocking calls are patched with jumps too */
 		tr->joining = true;
 		rt_image_scan_libraries(tr, any);

@@ -49,7 +49,7 @@ uint32_t rt_callstack_capture(struct rt_tracer *tr, struct rt_thread *th,
 		tr->callstacks.seen = rt_stacks_new();
 	rt_arch_set_ip(&at_site, rt_arch_trap_site(&th->regs));
 	n = rt_unwind(p->unwinder, th->tid, &at_site, pcs, NULL,
-		      MIN(tr->cfg.stack_depth, STACK_MAX));
+		      MIN(tr->cfg.plan.stack_depth, STACK_MAX));
 	if (!n) {
 		*spent = now_ns() - t0;
 		return 0;

@@ -468,7 +468,7 @@ static rt_raddr resume_at(const struct rt_tracer *tr,
 			  const struct rt_probe *pr)
 {
 	if (!pr->resume_tramp || !th->proc->ia || plan != th->proc->img->plan ||
-	    tr->cfg.stack_depth || tr->cfg.on_hit)
+	    tr->cfg.plan.stack_depth || tr->cfg.on_hit)
 		return 0;
 	return pr->resume_tramp;
 }

@@ -246,7 +246,7 @@ static void watch_libraries(struct rt_tracer *tr, struct rt_thread *th)
 	struct rt_plan *plan = NULL;
 	uint64_t base = 0;
 
-	if (!tr->cfg.mem || !interp || rt_auxv_get(p->pid, AT_BASE, &base) ||
+	if (!tr->cfg.plan.mem || !interp || rt_auxv_get(p->pid, AT_BASE, &base) ||
 	    !base || rt_symbols_open(interp, RT_SYMS_QUIET, &ld)) {
 		pr_dbg("process %d: no dynamic linker to watch (%s)", p->pid,
 		       interp ? interp : "static");
@@ -289,7 +289,7 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 		return err;
 	}
 	p->img = rt_image_new(syms, plan, bias);
-	if (tr->cfg.mem && p->record)
+	if (tr->cfg.plan.mem && p->record)
 		note_global_allocator(tr, syms, bias);
 	return 0;
 }
@@ -357,7 +357,7 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 
 	/* without --mem only libc's exported signal calls are looked for */
 	if (rt_symbols_open(path, RT_SYMS_QUIET |
-					  (tr->cfg.mem ? 0 : RT_SYMS_NO_DEBUG),
+					  (tr->cfg.plan.mem ? 0 : RT_SYMS_NO_DEBUG),
 			    &syms))
 		return;
 	plan_image(tr, p, syms, NULL, 0, NULL, base, false, &plan);

@@ -117,7 +117,7 @@ rt_raddr rt_calib_after_hit(struct rt_tracer *tr, struct rt_thread *th,
 	 * held for a script would spoil the measurement.  Nor while a chain
 	 * is pending: a signal handler runs hits in the middle of one, and
 	 * the interrupted chain must still know where it resumes */
-	if (th->calib.due > 1 || !th->proc->record || tr->cfg.count_only) {
+	if (th->calib.due > 1 || !th->proc->record || tr->cfg.plan.count_only) {
 		th->calib.due--;
 		return ip;
 	}

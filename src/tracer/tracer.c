@@ -161,7 +161,7 @@ static uint64_t entry_value(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (rt_allocargs_entry(th, pr, &v))
 		return v;
-	return tr->cfg.stack_depth ? rt_callstack_capture(tr, th, spent) : 0;
+	return tr->cfg.plan.stack_depth ? rt_callstack_capture(tr, th, spent) : 0;
 }
 
 static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
@@ -267,7 +267,7 @@ static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
 	rt_fault("hit");
 	if (unlikely(pr->role == RT_ROLE_MODULES))
 		rt_image_scan_libraries(tr, th);
-	else if (tr->cfg.coverage && plan == th->proc->img->plan)
+	else if (tr->cfg.plan.coverage && plan == th->proc->img->plan)
 		return rt_cover(tr, th, pr, ts);
 	written = rt_evlog_write_ns(tr->cfg.log);
 	ip = rt_arch_resume_ip(&pr->res, &th->regs, &taken);
