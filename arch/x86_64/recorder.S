@@ -78,7 +78,7 @@
 
 /* The table offset of a hash's first slot: (hash >> 32) & (RT_IA_SLOTS -
  * 1), times RT_IA_SLOT_SIZE, in one shift and one mask (as
- * src/tracer/inline.c hashes). */
+ * src/tracer/jumparea.c hashes). */
 #define SLOT_SHIFT (32 - 6)
 #define SLOT_BITS ((RT_IA_SLOTS - 1) * RT_IA_SLOT_SIZE)
 
