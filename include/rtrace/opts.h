@@ -70,6 +70,21 @@ typedef VEC(const char *) rt_str_vec;
 
 struct rt_session_hooks;  /* hooks.h: what a scripted session plugs in */
 
+/* --keep: which events the log keeps. */
+enum rt_keep_mode {
+	RT_KEEP_ALL,        /* every event (the default) */
+	RT_KEEP_NONE,       /* none: the log holds the profile the events
+			     * add up to, made while recording */
+	RT_KEEP_LAST,       /* the most recent ones (a flight recorder),
+			     * plus the whole run's profile */
+};
+
+struct rt_keep {
+	enum rt_keep_mode mode;
+	uint64_t ns;               /* RT_KEEP_LAST: the last ns of events */
+	uint64_t bytes;            /* RT_KEEP_LAST: or the last bytes */
+};
+
 struct rt_opts {
 	enum rt_command cmd;
 	rt_str_vec include;        /* -f GLOB */
@@ -88,6 +103,7 @@ struct rt_opts {
 	bool stats;                /* --stats: stops and system calls */
 	int attach_pid;            /* -p PID: join a running process */
 	uint64_t duration_ns;      /* --duration: stop tracing after it */
+	struct rt_keep keep;       /* --keep */
 	unsigned stack_depth;      /* --stack N: capture stacks at entries */
 	bool show_stacks;          /* report --stacks */
 	bool mem;                  /* --mem: profile the allocator */

@@ -56,6 +56,11 @@ int fd_set_cloexec(int fd);
 /* Parses a duration such as "10s", "250ms", "1.5m", "300us"; 0 or -EINVAL. */
 int parse_duration_ns(const char *s, uint64_t *ns);
 
+/* Parses a size such as "200M", "1.5G", "64KiB" or "4096" (bytes; K, M,
+ * G and T are powers of 1024, with an optional "iB" or "B"); 0 or
+ * -EINVAL. */
+int parse_size_bytes(const char *s, uint64_t *bytes);
+
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, vDSO, no system call). */
 uint64_t now_ns(void);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Checked allocation and small helpers. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -207,6 +208,32 @@ int parse_duration_ns(const char *s, uint64_t *ns)
 		}
 	}
 	return -EINVAL;
+}
+
+int parse_size_bytes(const char *s, uint64_t *bytes)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	double v, mult = 1;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || v < 0 || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end)))) {
+		for (long i = 0; i <= u - units; i++)
+			mult *= 1024;
+		end++;
+		if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)
+			end += strlen(end);
+	} else if (strcmp(end, "B") == 0) {
+		end++;
+	}
+	if (*end || v * mult >= 18e18)
+		return -EINVAL;
+	*bytes = (uint64_t)(v * mult + 0.5);
+	return 0;
 }
 
 uint64_t now_ns(void)

@@ -33,6 +33,7 @@ enum long_only {
 	OPT_COVERAGE,
 	OPT_STATS,
 	OPT_DURATION,
+	OPT_KEEP,
 	OPT_STACK,
 	OPT_STACKS,
 	OPT_MEM,
@@ -58,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "no-inlined", no_argument, NULL, OPT_NO_INLINED },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "keep", required_argument, NULL, OPT_KEEP },
 	{ "stack", required_argument, NULL, OPT_STACK },
 	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "mem", no_argument, NULL, OPT_MEM },
@@ -138,6 +140,15 @@ static const char help_text[] =
 "                       with its code restored\n"
 "      --duration=TIME  stop tracing after TIME (10s, 500ms, 2m): detach\n"
 "                       and let the program go on\n"
+"      --keep=WHAT      which events the log keeps: all (the default);\n"
+"                       none: only the profile they add up to, made while\n"
+"                       recording, so the log's size follows the number\n"
+"                       of functions, not of calls (the table, --by and\n"
+"                       diff read it; the views of single calls need\n"
+"                       events); a time (30s, 5m) or a size (200M, 1G):\n"
+"                       a flight recorder that keeps the most recent\n"
+"                       events that long or that large, plus the whole\n"
+"                       run's profile\n"
 "      --mem            profile memory: probe the allocator (Rust's\n"
 "                       __rust_alloc shims, libc's malloc family); each\n"
 "                       allocation costs two more probe hits.  The report\n"
@@ -375,6 +386,28 @@ static int parse_depth(const char *arg, struct rt_opts *o)
 	return 0;
 }
 
+/* A duration is tried first, so that 5m is five minutes and 5M five
+ * MiB. */
+static int parse_keep(const char *arg, struct rt_keep *k)
+{
+	if (strcmp(arg, "all") == 0) {
+		*k = (struct rt_keep){ RT_KEEP_ALL, 0, 0 };
+		return 0;
+	}
+	if (strcmp(arg, "none") == 0) {
+		*k = (struct rt_keep){ RT_KEEP_NONE, 0, 0 };
+		return 0;
+	}
+	*k = (struct rt_keep){ .mode = RT_KEEP_LAST };
+	if (!parse_duration_ns(arg, &k->ns) && k->ns)
+		return 0;
+	k->ns = 0;
+	if (!parse_size_bytes(arg, &k->bytes) && k->bytes >= 1 << 20)
+		return 0;
+	return bad("--keep is all, none, a time such as 30s or 5m, or a size "
+		   "of at least 1M such as 200M or 1G, not '%s'", arg);
+}
+
 static int parse_one(int c, const char *arg, struct rt_opts *o)
 {
 	switch (c) {
@@ -411,6 +444,7 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 			return bad("--duration needs a time such as 10s or "
 				   "500ms, not '%s'", arg);
 		break;
+	case OPT_KEEP: return parse_keep(arg, &o->keep);
 	case OPT_STACK: return parse_depth(arg, o);
 	case OPT_STACKS: o->show_stacks = true; break;
 	case OPT_MEM: o->mem = true; break;

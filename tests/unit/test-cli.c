@@ -106,6 +106,24 @@ TEST_CASE(values_are_read_and_checked)
 	TEST_EQ(o.engine, RT_ENGINE_INLINE);
 	rt_opts_release(&o);
 
+	/* --keep: 5m is a time, 5M a size */
+	TEST_EQ(PARSE(&o, &why, "--keep=none", "./app"), 0);
+	TEST_EQ(o.keep.mode, RT_KEEP_NONE);
+	rt_opts_release(&o);
+	TEST_EQ(PARSE(&o, &why, "--keep=5m", "./app"), 0);
+	TEST_EQ(o.keep.mode, RT_KEEP_LAST);
+	TEST_EQ(o.keep.ns, 300000000000ULL);
+	TEST_EQ(o.keep.bytes, 0);
+	rt_opts_release(&o);
+	TEST_EQ(PARSE(&o, &why, "--keep", "1.5GiB", "./app"), 0);
+	TEST_EQ(o.keep.mode, RT_KEEP_LAST);
+	TEST_EQ(o.keep.ns, 0);
+	TEST_EQ(o.keep.bytes, 3ULL << 29);
+	rt_opts_release(&o);
+	TEST_EQ(PARSE(&o, &why, "--keep=5M", "--keep=all", "./app"), 0);
+	TEST_EQ(o.keep.mode, RT_KEEP_ALL);
+	rt_opts_release(&o);
+
 	TEST_EQ(PARSE(&o, &why, "--no-inlined", "./app"), 0);
 	TEST_TRUE(!o.inlined);
 	rt_opts_release(&o);
@@ -140,6 +158,11 @@ TEST_CASE(bad_words_get_one_line)
 	REFUSED("--engine is jump (or its old name inline) or trap, not 'warp'",
 		"--engine", "warp", "./app");
 	REFUSED("exclude each other", "--count", "--coverage", "./app");
+	REFUSED("--keep is all, none, a time such as 30s or 5m, or a size of "
+		"at least 1M such as 200M or 1G, not '100K'", "--keep=100K",
+		"./app");
+	REFUSED("not 'lots'", "--keep", "lots", "./app");
+	REFUSED("not '-5s'", "--keep=-5s", "./app");
 	REFUSED("no program to start", "-p", "1", "./app");
 	REFUSED("-l works on a program", "report", "-l");
 	REFUSED("takes no value", "--count=3", "./app");
