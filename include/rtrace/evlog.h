@@ -82,6 +82,9 @@ struct rt_log_info {
 	const char *cwd;
 	const char *host;
 	const char *version;     /* rtrace version that wrote the log */
+	bool cost_later;         /* writing: room for a curve that
+				  * rt_evlog_set_cost() fills in (not in
+				  * the file) */
 };
 
 enum rt_log_flags {
@@ -204,6 +207,12 @@ struct rt_evlog_writer;
  * Returns 0 or -errno after logging.  Close with rt_evlog_close(). */
 int rt_evlog_create(const char *path, const struct rt_log_info *info,
 		    struct rt_evlog_writer **out);
+
+/* Puts @cost (copied), measured after the log was created with
+ * info->cost_later, in place of the one given to rt_evlog_create(); a log
+ * cut short before keeps that one.  0 or -errno (warned). */
+int rt_evlog_set_cost(struct rt_evlog_writer *w,
+		      const struct rt_stop_cost *cost);
 
 /* Writes a function table of @n rows (strings copied). 0 or -errno. */
 int rt_evlog_write_funcs(struct rt_evlog_writer *w,

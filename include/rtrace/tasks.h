@@ -85,6 +85,7 @@ struct rt_thread {
 	bool initial_stop_seen;   /* its first stop arrived */
 	uint32_t stops;           /* stops since its last event */
 	uint64_t last_ts;         /* time of its last event in the log */
+	uint32_t open_calls;      /* calls entered, not left (roughly) */
 	int pending_sig;          /* signal held back by a remote call */
 	char comm[16];            /* name last recorded, "" before */
 	struct rt_regs regs;      /* as of its last stop */

@@ -156,6 +156,9 @@ struct rt_tracer_stats {
 	uint64_t funcs;       /* functions probed */
 	uint64_t refused;     /* functions selected but not probable */
 	uint64_t inline_events;  /* events the inline engine recorded */
+	uint64_t stops_timed;    /* stops a thread made while one of its
+				  * traced calls was open: those whose cost
+				  * the report takes out of call times */
 	uint64_t inline_dropped; /* dropped: malformed, or naming no probed
 				  * function */
 	bool inline_damaged;     /* the program wrote over an event ring */

@@ -654,6 +654,27 @@ static char *join_args(const struct rt_opts *o)
 	return s;
 }
 
+/* Whether the run records times, which a stop's cost is taken out of. */
+static bool timed(const struct rt_opts *o)
+{
+	return !o->count_only && !o->coverage;
+}
+
+/*
+ * Whether the stop cost is measured after the run rather than before.  The
+ * jump probes stop the program seldom, often never inside a call, and
+ * calibrating takes some 40 ms, more than many a whole traced run: after
+ * the run it is measured only when a stop fell inside a call, and written
+ * into the log's header.  With breakpoints everywhere it is measured
+ * before, as is one for a profile made while recording (--keep), which
+ * uses it at once.
+ */
+static bool late_cost(const struct rt_opts *o)
+{
+	return timed(o) && o->engine != RT_ENGINE_TRAP &&
+	       o->keep.mode == RT_KEEP_ALL;
+}
+
 static int open_log(const struct rt_opts *o, const struct target *t,
 		    const struct rt_stop_cost *cost, pid_t pid,
 		    struct rt_evlog_writer **w)
@@ -669,7 +690,7 @@ static int open_log(const struct rt_opts *o, const struct target *t,
 			 (o->coverage ? RT_LOG_COVERAGE : 0) |
 			 (o->attach_pid ? RT_LOG_ATTACHED : 0),
 		.cmdline = cmd, .cwd = cwd, .host = host,
-		.version = RTRACE_VERSION,
+		.version = RTRACE_VERSION, .cost_later = late_cost(o),
 	};
 	struct timespec ts;
 	int err;
@@ -1056,13 +1077,16 @@ int rt_session_record(const struct rt_opts *o)
 		goto out;
 	rt_launch_ignore_sigxfsz();
 	memset(&cost, 0, sizeof(cost));
-	if (!o->count_only && !o->coverage)
+	if (timed(o) && !late_cost(o))
 		rt_calibrate_stop_cost(&cost);
 	if (o->attach_pid)
 		code = attach_and_trace(&t, o, &cost, &w, &res);
 	else
 		code = launch_and_trace(&t, o, &cost, &w, &res);
 	rt_fault("ended");
+	if (w && late_cost(o) && (res.st.hits || res.st.stops_timed) &&
+	    !rt_calibrate_stop_cost(&cost))
+		rt_evlog_set_cost(w, &cost);
 	if (w)
 		finish_log(w, &res, &events, &dropped, &space_cut);
 	if (code)

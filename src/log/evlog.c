@@ -184,6 +184,8 @@ struct rt_evlog_writer {
 	uint64_t reserve;	/* disk guard: bytes kept free; 0 = off */
 	bool space_cut;		/* the guard stopped recording events */
 	struct pk_state *pk;	/* version 2: the open block's codec */
+	uint64_t session_at;	/* file offsets of the session block's */
+	uint64_t cost_at;	/* payload and of its calibration */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -411,19 +413,51 @@ static uint8_t *put_str(uint8_t *p, const char *s)
 	return p + 4 + n;
 }
 
+/* The calibration's place in the session block: the count of points,
+ * the points, the count of splits and the splits.  At full size when a
+ * curve measured after the run is to fill it in: readers stop at the
+ * counts they find and skip the rest. */
+#define COST_AREA (4 + 16 * RT_STOP_COST_POINTS + 4 + 8 * RT_STOP_COST_POINTS)
+
+static size_t cost_size(const struct rt_stop_cost *cost)
+{
+	uint32_t npts = MIN(cost->n, RT_STOP_COST_POINTS);
+
+	return 4 + 16 * (size_t)npts + 4 + (cost->has_pre ? 8 * (size_t)npts : 0);
+}
+
+static void put_cost(uint8_t *p, const struct rt_stop_cost *cost,
+		     size_t room)
+{
+	uint32_t npts = MIN(cost->n, RT_STOP_COST_POINTS);
+	uint32_t npre = cost->has_pre ? npts : 0;
+
+	memset(p, 0, room);
+	put_u32(p, npts);
+	for (size_t i = 0; i < npts; i++) {
+		put_u64(p + 4 + 16 * i, cost->interval_ns[i]);
+		put_u64(p + 12 + 16 * i, cost->cost_ns[i]);
+	}
+	/* the split of each cost, after the curve: older readers stop
+	 * before it */
+	p += 4 + 16 * (size_t)npts;
+	put_u32(p, npre);
+	for (size_t i = 0; i < npre; i++)
+		put_u64(p + 4 + 8 * i, cost->pre_ns[i]);
+}
+
 static int write_session(struct rt_evlog_writer *w,
 			 const struct rt_log_info *info)
 {
-	uint32_t npts = MIN(info->cost.n, RT_STOP_COST_POINTS);
-	uint32_t npre = info->cost.has_pre ? npts : 0;
 	size_t size = SESSION_FIXED + str_size(info->cmdline) +
 		      str_size(info->cwd) + str_size(info->host) +
-		      str_size(info->version) + 4 + 16 * (size_t)npts +
-		      4 + 8 * (size_t)npre;
+		      str_size(info->version) +
+		      (info->cost_later ? COST_AREA : cost_size(&info->cost));
 	uint8_t *p = block_begin(w, BLK_SESSION, size);
 
 	if (!p)
 		return w->err;
+	w->session_at = w->bytes + (uint64_t)(p - w->buf);
 	put_u64(p, info->start_ns);
 	put_u64(p + 8, info->start_real_ns);
 	put_u64(p + 16, info->stop_cost_ns);
@@ -433,18 +467,43 @@ static int write_session(struct rt_evlog_writer *w,
 	p = put_str(p, info->cwd);
 	p = put_str(p, info->host);
 	p = put_str(p, info->version);
-	put_u32(p, npts);
-	for (size_t i = 0; i < npts; i++) {
-		put_u64(p + 4 + 16 * i, info->cost.interval_ns[i]);
-		put_u64(p + 12 + 16 * i, info->cost.cost_ns[i]);
-	}
-	/* the split of each cost, after the curve: older readers stop
-	 * before it */
-	p += 4 + 16 * (size_t)npts;
-	put_u32(p, npre);
-	for (size_t i = 0; i < npre; i++)
-		put_u64(p + 4 + 8 * i, info->cost.pre_ns[i]);
+	/* a session block assembled apart (a command line of megabytes)
+	 * keeps the curve it was given */
+	w->cost_at = w->big || !info->cost_later ? 0 :
+		     w->bytes + (uint64_t)(p - w->buf);
+	put_cost(p, &info->cost, info->cost_later ? COST_AREA :
+				 cost_size(&info->cost));
 	return block_end(w);
+}
+
+/* Writes @n bytes at file offset @at: into the buffer while they are
+ * staged there, else into the file. */
+static int patch(struct rt_evlog_writer *w, uint64_t at, const void *p,
+		 size_t n)
+{
+	if (at >= w->bytes) {
+		memcpy(w->buf + (at - w->bytes), p, n);
+		return 0;
+	}
+	return pwrite(w->fd, p, n, (off_t)at) == (ssize_t)n ? 0 : -EIO;
+}
+
+int rt_evlog_set_cost(struct rt_evlog_writer *w,
+		      const struct rt_stop_cost *cost)
+{
+	uint8_t area[COST_AREA], first[8];
+
+	if (!w || w->err)
+		return w ? w->err : 0;
+	put_cost(area, cost, sizeof(area));
+	put_u64(first, cost->n ? cost->cost_ns[0] : 0);
+	if (!w->cost_at || patch(w, w->session_at + 16, first, sizeof(first)) ||
+	    patch(w, w->cost_at, area, sizeof(area))) {
+		pr_warn("cannot write the stop cost into the log; its times are "
+			"not compensated");
+		return -EIO;
+	}
+	return 0;
 }
 
 /* RTRACE_LOG_VERSION=1 writes the 40-byte records of version 1, which

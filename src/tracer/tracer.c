@@ -39,6 +39,27 @@ static const struct decision D_CONT = { .how = RESUME_CONT };
 
 /* ---- events ------------------------------------------------------------ */
 
+/*
+ * Keeps th->open_calls, the calls of the thread the log has entered and
+ * not yet left, near enough to tell whether a stop fell inside one: a
+ * tail jump ends the caller's call (the callee's entry follows), an
+ * inlined call counts only when its end is probed, and a panic's frames
+ * stay counted (then a stop's cost is measured when it need not be).
+ */
+static void count_open_calls(struct rt_thread *th, uint8_t kind,
+			     uint8_t flags)
+{
+	bool paired = !(flags & RT_EVF_INLINED) || (flags & RT_EVF_TIMED);
+
+	if (kind == RT_EV_ENTRY && paired)
+		th->open_calls++;
+	else if ((kind == RT_EV_EXIT || kind == RT_EV_TAIL) &&
+		 th->open_calls)
+		th->open_calls--;
+	else if (kind == RT_EV_EXEC)
+		th->open_calls = 0;
+}
+
 void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 		   uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
 		       uint64_t value, uint64_t ts)
@@ -56,6 +77,10 @@ void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
 		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
 	};
 
+	/* a stop changes the time of a call only when one is open */
+	if (th->open_calls)
+		tr->st.stops_timed += ev.nstops;
+	count_open_calls(th, kind, flags);
 	th->stops = 0;
 	th->last_ts = ev.ts;
 	if (th->proc && th->proc->record) {

@@ -124,6 +124,12 @@ CASE FILES  (cases/t###_name.py: module-level variables, nothing else;
                          share of events recorded without a stop,
                          read from --stats (added to the record
                          command)                              None
+  stop_cost       bool   with the inline engine, whether the
+                         log holds a measured stop cost: it is
+                         measured after the run, and only when a
+                         stop fell inside a traced call (under
+                         --engine trap it always is, and that is
+                         checked on every timed case)          None
   interrupt       dict   send a signal during the run (below)  None
   self_counted    bool   the fixture's figures differ from run
                          to run (it counts what really ran,
@@ -353,6 +359,7 @@ DEFAULTS = {
     "inline_share": None,
     "inlined": None,
     "breakpoint_sites": None,
+    "stop_cost": None,
     "sites_expect": None,
     "session": None,
 }
@@ -1035,6 +1042,8 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
         cx.row(tag + "inline: functions with breakpoints", "OK" if got == want else "NG",
                want, got)
     mode = record_mode(case)
+    if not mode:
+        check_stop_cost(cx, report, tag)
     if mode:
         cx.row(tag + "report: mode", "OK" if report.get("mode") == mode else "NG",
                mode, report.get("mode"))
@@ -1061,6 +1070,20 @@ def check_recorded(cx, native, exp, want_exit, extra_args, tag):
     if exp.mem or exp.peak or exp.allocator:
         check_memory(cx, log, exp, tag)
     return report
+
+
+def check_stop_cost(cx, report, tag):
+    """Whether the log holds a measured stop cost, as the engine and the
+    case say it must."""
+    if cx.opts.engine == "trap":
+        want = True
+    elif cx.case["stop_cost"] is not None:
+        want = cx.case["stop_cost"]
+    else:
+        return
+    got = report.get("stop_cost_ns", 0) > 0
+    cx.row(tag + "log: stop cost measured", "OK" if got == want else "NG",
+           want, "%s (%s ns)" % (got, report.get("stop_cost_ns")))
 
 
 INLINE_STATS = re.compile(rb"jump probes: .* events recorded without a stop "

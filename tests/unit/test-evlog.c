@@ -733,6 +733,83 @@ TEST_CASE(appends_are_buffered)
 	tmpdir_free(dir);
 }
 
+/* A curve measured after the run replaces the one the log began with:
+ * staged (still in the buffer) or already on disk. */
+static void cost_set_late_in(T_ARGS, bool flushed)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/late.rtrace", dir);
+	struct rt_log_info none = test_info;
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	const struct rt_log_info *i;
+
+	memset(&none.cost, 0, sizeof(none.cost));
+	none.stop_cost_ns = 0;
+	none.cost_later = true;
+	TEST_EQ(rt_evlog_create(path, &none, &w), 0);
+	if (flushed)
+		TEST_EQ(write_funcs(w, 0, 3), 0);
+	append_range(w, 0, 100);
+	TEST_EQ(rt_evlog_set_cost(w, &test_info.cost), 0);
+	append_range(w, 100, 200);
+	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	i = rt_evlog_info(r);
+	TEST_EQ(i->stop_cost_ns, test_info.cost.cost_ns[0]);
+	TEST_EQ(i->cost.n, 2);
+	TEST_TRUE(i->cost.has_pre);
+	TEST_EQ(i->cost.interval_ns[1], 90000);
+	TEST_EQ(i->cost.cost_ns[1], 60000);
+	TEST_EQ(i->cost.pre_ns[1], 20000);
+	TEST_STREQ(i->cmdline, test_info.cmdline);
+	TEST_EQ(read_events(r, 0, UINT64_MAX), 200);
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
+TEST_CASE(cost_set_late)
+{
+	cost_set_late_in(T_PASS, false);
+	cost_set_late_in(T_PASS, true);
+}
+
+/* A log whose curve was never filled in reads as one without a curve. */
+TEST_CASE(cost_never_set)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/nocost.rtrace", dir);
+	struct rt_log_info none = test_info;
+	struct capture cap;
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+
+	memset(&none.cost, 0, sizeof(none.cost));
+	none.stop_cost_ns = 0;
+	none.cost_later = true;
+	TEST_EQ(rt_evlog_create(path, &none, &w), 0);
+	append_range(w, 0, 10);
+	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_EQ(rt_evlog_info(r)->cost.n, 0);
+	TEST_EQ(rt_evlog_info(r)->stop_cost_ns, 0);
+	TEST_EQ(read_events(r, 0, UINT64_MAX), 10);
+	rt_evlog_reader_free(r);
+	/* without room for it, a curve is refused, the log unharmed */
+	none.cost_later = false;
+	TEST_EQ(rt_evlog_create(path, &none, &w), 0);
+	capture_begin(&cap, dir);
+	TEST_EQ(rt_evlog_set_cost(w, &test_info.cost), -EIO);
+	free(capture_end(&cap));
+	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_EQ(rt_evlog_info(r)->cost.n, 0);
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
 /* ---- cut logs ----------------------------------------------------------- */
 
 static void write_small(T_ARGS, const char *path)

@@ -22,3 +22,5 @@ time_tolerance = 0.05
 time_floor_ns = 1000
 time_runs = 5
 self_counted = True
+# The mixed site's stops make the stop cost measured, after the run.
+stop_cost = True

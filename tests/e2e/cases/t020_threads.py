@@ -9,3 +9,5 @@ fixture = "threads"
 args = ["12500", "1000"]
 patterns = ["threads::*"]
 repeat = 3
+# Thread creation stops main inside its call: the stop cost is measured.
+stop_cost = True
