@@ -136,16 +136,46 @@ static void clock_start(void)
 	clock_pair(&clock0.c0, &clock0.n0);
 }
 
+/* Nanoseconds per count as a fixed-point number: d counts are
+ * d * mult >> shift ns.  Integer arithmetic, as the vDSO's, because the
+ * drain converts every event: a multiply and a shift cost a few cycles
+ * where the conversions to and from floating point cost tens. */
+struct ns_scale {
+	uint64_t mult;
+	unsigned shift;
+};
+
+#define TWO_64 18446744073709551616.0
+
+/* @rate with its 53 significant bits in mult's top ones: exact. */
+static struct ns_scale scale_of(double rate)
+{
+	struct ns_scale s = { 0, 64 };
+	double m = rate * TWO_64;
+
+	while (m >= TWO_64 && s.shift > 0) {
+		m /= 2;
+		s.shift--;
+	}
+	while (m > 0 && m < TWO_64 / 2 && s.shift < 127) {
+		m *= 2;
+		s.shift++;
+	}
+	s.mult = (uint64_t)m;
+	return s;
+}
+
 /* Nanoseconds per count now, over the longest baseline there is. */
-static double clock_rate(void)
+static struct ns_scale clock_rate(void)
 {
 	uint64_t c1, n1;
 
 	do
 		clock_pair(&c1, &n1);
 	while (n1 - clock0.n0 < RATE_MIN_NS);
-	return c1 > clock0.c0 ? (double)(n1 - clock0.n0) / (c1 - clock0.c0)
-			      : 1.0;
+	return scale_of(c1 > clock0.c0 ? (double)(n1 - clock0.n0) /
+						 (c1 - clock0.c0)
+				       : 1.0);
 }
 
 /* The recorder's clock now, for the newest stamp a ring may hold. */
@@ -154,12 +184,18 @@ static uint64_t stamp_now(void)
 	return clock0.tsc ? rt_arch_cycles() : now_ns();
 }
 
-static uint64_t to_ns(uint64_t stamp, double rate)
+static inline uint64_t scaled(uint64_t d, struct ns_scale s)
+{
+	return (uint64_t)(((unsigned __int128)d * s.mult) >> s.shift);
+}
+
+static inline uint64_t to_ns(uint64_t stamp, struct ns_scale s)
 {
 	if (!clock0.tsc)
 		return stamp;
-	return clock0.n0 + (uint64_t)((double)(int64_t)(stamp - clock0.c0) *
-				       rate);
+	/* event_sane() saw the stamp past its area's start, which is past
+	 * the first pair */
+	return clock0.n0 + scaled(stamp - clock0.c0, s);
 }
 
 /* ---- making the area ------------------------------------------------------ */
@@ -633,7 +669,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 					__ATOMIC_ACQUIRE);
 	uint64_t newest = stamp_now(), from = *tail, bad = 0;
 	const uint8_t *ring = a->map + ring_offset(a, slot);
-	double rate;
+	struct ns_scale rate = { 1, 0 };
 
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
@@ -641,7 +677,8 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		slot_damaged(a, slot, "counters", 0);
 		from = head;
 	}
-	rate = head != from && clock0.tsc ? clock_rate() : 1.0;
+	if (head != from && clock0.tsc)
+		rate = clock_rate();
 	for (uint64_t i = from; i != head; i++) {
 		struct rt_event ev;
 
