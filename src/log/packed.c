@@ -109,7 +109,8 @@ static enum val_mode val_pick(const struct pk_thread *t,
 	return m;
 }
 
-size_t pk_encode(struct pk_state *s, uint8_t *p, const struct rt_event *ev)
+static inline size_t encode(struct pk_state *s, uint8_t *p,
+			    const struct rt_event *ev)
 {
 	struct pk_thread *t = s->cur;
 	bool named = !t || t->tid != ev->tid, fresh = false;
@@ -155,6 +156,27 @@ size_t pk_encode(struct pk_state *s, uint8_t *p, const struct rt_event *ev)
 		t->value = ev->value;
 	s->cur = t;
 	return q - p;
+}
+
+size_t pk_encode(struct pk_state *s, uint8_t *p, const struct rt_event *ev)
+{
+	return encode(s, p, ev);
+}
+
+size_t pk_encode_run(struct pk_state *s, uint8_t *p, size_t room,
+		     const struct rt_event *ev, size_t n, size_t *used)
+{
+	uint8_t *q = p, *end = p + room;
+	size_t i = 0, k;
+
+	for (; i < n && end - q >= PK_EVENT_MAX; i++) {
+		k = encode(s, q, &ev[i]);
+		if (!k)
+			break;
+		q += k;
+	}
+	*used = q - p;
+	return i;
 }
 
 /* Reads a varint: the byte after it, or NULL when it runs past @end or

@@ -661,14 +661,48 @@ static void recording_back_on(struct rt_inline_area *a)
 		__atomic_store_n(off, 0, __ATOMIC_RELEASE);
 }
 
+/* Events converted before they go to the emitter in one call, which
+ * then looks their thread up once for them all. */
+#define DRAIN_BATCH 256
+
+/* Emits the ring's events @from to @head (written, not yet taken) with
+ * their times converted by @rate; returns how many failed the checks. */
+static uint64_t drain_ring(struct rt_inline_area *a, int slot, uint64_t from,
+			   uint64_t head, struct ns_scale rate,
+			   rt_inline_emit_fn *emit, void *ctx)
+{
+	const uint8_t *ring = a->map + ring_offset(a, slot);
+	uint64_t newest = stamp_now(), bad = 0, mask = a->cap - 1;
+	struct rt_event batch[DRAIN_BATCH];
+	size_t n = 0;
+
+	for (uint64_t i = from; i != head; i++) {
+		struct rt_event *ev = &batch[n];
+
+		event_of(ring + (i & mask) * RT_IA_EVENT, ev);
+		if (!event_sane(a, ev, newest)) {
+			bad++;
+			continue;
+		}
+		/* the tracer keeps each thread's events in order */
+		ev->ts = to_ns(ev->ts, rate);
+		if (++n == DRAIN_BATCH) {
+			emit(ctx, a->tids[slot], batch, n);
+			n = 0;
+		}
+	}
+	if (n)
+		emit(ctx, a->tids[slot], batch, n);
+	return bad;
+}
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
 	uint64_t *tail = slot_field(a, slot, RT_IA_SLOT_TAIL);
 	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
 					__ATOMIC_ACQUIRE);
-	uint64_t newest = stamp_now(), from = *tail, bad = 0;
-	const uint8_t *ring = a->map + ring_offset(a, slot);
+	uint64_t from = *tail, bad = 0;
 	struct ns_scale rate = { 1, 0 };
 
 	/* a ring never holds more than it can: counters that say otherwise
@@ -677,19 +711,10 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		slot_damaged(a, slot, "counters", 0);
 		from = head;
 	}
-	if (head != from && clock0.tsc)
-		rate = clock_rate();
-	for (uint64_t i = from; i != head; i++) {
-		struct rt_event ev;
-
-		event_of(ring + (i & (a->cap - 1)) * RT_IA_EVENT, &ev);
-		if (!event_sane(a, &ev, newest)) {
-			bad++;
-			continue;
-		}
-		/* the tracer keeps each thread's events in order */
-		ev.ts = to_ns(ev.ts, rate);
-		emit(ctx, a->tids[slot], &ev);
+	if (head != from) {
+		if (clock0.tsc)
+			rate = clock_rate();
+		bad = drain_ring(a, slot, from, head, rate, emit, ctx);
 	}
 	if (bad)
 		slot_damaged(a, slot, "malformed events", bad);
@@ -755,7 +780,7 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
 		};
 
 		event_at_site(&ev, st.word);
-		emit(ctx, tid, &ev);
+		emit(ctx, tid, &ev, 1);
 		a->events++;
 	} else if (ip >= a->recorder + rec->window &&
 		   ip < a->recorder + rec->done) {
