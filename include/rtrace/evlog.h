@@ -243,6 +243,11 @@ int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
  * buffer is full. */
 void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev);
 
+/* The same for @n events in a row, as rt_evlog_append() on each but
+ * cheaper: the block's room is checked once for many. */
+void rt_evlog_append_batch(struct rt_evlog_writer *w,
+			   const struct rt_event *ev, size_t n);
+
 /* Hands every record staged so far to the kernel, so that a crash or a
  * kill -9 of rtrace loses none of them: 0, or the first write error. */
 int rt_evlog_flush(struct rt_evlog_writer *w);
@@ -254,7 +259,7 @@ uint64_t rt_evlog_write_ns(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_size(const struct rt_evlog_writer *w);
 
 /* Events appended so far and kept (written, or buffered to be), and events
- * dropped after a write error; their sum is every rt_evlog_append() call.
+ * dropped after a write error; their sum is every event appended.
  * Suitable for rt_log_end.events and .dropped. */
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);

@@ -20,8 +20,11 @@
 
 struct rt_inline_area;
 
-/* Receives each event taken from a ring, its time already in ns. */
-typedef void rt_inline_emit_fn(void *ctx, pid_t tid, const struct rt_event *ev);
+/* Receives @n events of thread @tid taken from its ring, in its order,
+ * their times already in ns; they are the caller's copies, which the
+ * receiver may change. */
+typedef void rt_inline_emit_fn(void *ctx, pid_t tid, struct rt_event *ev,
+			       size_t n);
 
 /* Areas made from now on let a thread whose ring is full sleep until
  * rtrace empties it, instead of stopping: a waiter thread of rtrace's

@@ -726,6 +726,30 @@ void rt_evlog_append(struct rt_evlog_writer *w, const struct rt_event *ev)
 	w->pending++;
 }
 
+void rt_evlog_append_batch(struct rt_evlog_writer *w,
+			   const struct rt_event *ev, size_t n)
+{
+	size_t done, used;
+
+	while (n) {
+		done = 0;
+		if (w->pk && w->len + PK_EVENT_MAX <= w->evlim)
+			done = pk_encode_run(w->pk, w->buf + w->len,
+					     w->evlim - w->len, ev, n, &used);
+		if (done) {
+			w->len += used;
+			w->pending += done;
+		} else {
+			/* a block to open, a block full of threads, the
+			 * fixed-size records of version 1, or an error */
+			rt_evlog_append(w, ev);
+			done = 1;
+		}
+		ev += done;
+		n -= done;
+	}
+}
+
 int rt_evlog_flush(struct rt_evlog_writer *w)
 {
 	return flush(w);

@@ -42,6 +42,12 @@ void pk_reset(struct pk_state *s);
  * id that now names another process): start a block and try again. */
 size_t pk_encode(struct pk_state *s, uint8_t *p, const struct rt_event *ev);
 
+/* Codes @ev[0..@n) at @p while PK_EVENT_MAX of the @room bytes there are
+ * free and pk_encode() takes them; returns how many it coded, their bytes
+ * in *@used. */
+size_t pk_encode_run(struct pk_state *s, uint8_t *p, size_t room,
+		     const struct rt_event *ev, size_t n, size_t *used);
+
 /* Decodes the event at @p, before @end, into @ev.  Returns its size, 0
  * when it runs past @end, or -1 with *@why set when it is malformed. */
 long pk_decode(struct pk_state *s, const uint8_t *p, const uint8_t *end,

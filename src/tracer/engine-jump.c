@@ -83,22 +83,42 @@ static bool func_known(const struct rt_process *p, uint32_t func)
 	return false;
 }
 
-static void emit_drained(void *ctx, pid_t tid, const struct rt_event *ev)
+/* The ids of the executable's functions, [*lo, *lo + return value): the
+ * most events' ids, checked without a call. */
+static uint32_t exe_ids(const struct rt_process *p, uint32_t *lo)
+{
+	const struct rt_plan *plan = p->img ? p->img->plan : NULL;
+	size_t n = plan ? rt_plan_nfuncs(plan) : 0;
+
+	*lo = n ? rt_plan_func(plan, 0)->id : 0;
+	return (uint32_t)n;
+}
+
+static void emit_drained(void *ctx, pid_t tid, struct rt_event *ev,
+			 size_t n)
 {
 	struct rt_tracer *tr = ctx;
 	struct rt_thread *th = rt_tasks_thread(tr->tasks, tid);
+	uint32_t lo, nids;
+	size_t kept = 0;
 
 	if (!th || !th->proc)
 		return;
-	if (!func_known(th->proc, ev->func)) {
-		tr->st.inline_dropped++;
-		return;
+	nids = exe_ids(th->proc, &lo);
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].func - lo >= nids &&
+		    !func_known(th->proc, ev[i].func)) {
+			tr->st.inline_dropped++;
+			continue;
+		}
+		rt_fault("hit");  /* a hit, recorded in the program */
+		/* a resume trampoline's was counted at its stop */
+		tr->st.inline_events += !(ev[i].flags & RT_EVF_RESUMED);
+		if (kept != i)
+			ev[kept] = ev[i];
+		kept++;
 	}
-	rt_fault("hit");  /* a hit, recorded in the program */
-	/* a resume trampoline's was counted at its stop */
-	tr->st.inline_events += !(ev->flags & RT_EVF_RESUMED);
-	rt_emit_flags(tr, th, ev->kind, ev->flags, ev->func, ev->sp, ev->value,
-		      ev->ts);
+	rt_emit_events(tr, th, ev, kept);
 }
 
 static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
@@ -273,11 +293,12 @@ static bool step_bell(struct rt_tracer *tr, struct rt_thread *th)
 	return on_bell(tr, th, bell);
 }
 
-static void drop_event(void *ctx, pid_t tid, const struct rt_event *ev)
+static void drop_event(void *ctx, pid_t tid, struct rt_event *ev, size_t n)
 {
 	(void)ctx;
 	(void)tid;
 	(void)ev;
+	(void)n;
 }
 
 /* The same, recording nothing: the event is dropped, the thread moved

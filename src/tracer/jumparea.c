@@ -136,15 +136,44 @@ static void clock_start(void)
 	clock_pair(&clock0.c0, &clock0.n0);
 }
 
+/* Nanoseconds per count as a fixed-point number: d counts are
+ * d * mult >> shift ns.  Integer arithmetic, as the vDSO's, because the
+ * drain converts every event: a multiply and a shift cost a few cycles
+ * where the conversions to and from floating point cost tens. */
+struct ns_scale {
+	uint64_t mult;
+	unsigned shift;
+};
+
+#define TWO_64 18446744073709551616.0
+
+/* @rate with its 53 significant bits in mult's top ones: exact. */
+static struct ns_scale scale_of(double rate)
+{
+	struct ns_scale s = { 0, 64 };
+	double m = rate * TWO_64;
+
+	while (m >= TWO_64 && s.shift > 0) {
+		m /= 2;
+		s.shift--;
+	}
+	while (m > 0 && m < TWO_64 / 2 && s.shift < 127) {
+		m *= 2;
+		s.shift++;
+	}
+	s.mult = (uint64_t)m;
+	return s;
+}
+
 /* Nanoseconds per count, over the longest baseline there is.  A pair of
  * readings costs eight clock reads, and drains come every few µs on a
  * busy ring: the rate is taken again only once the baseline has grown by
  * an eighth, so it still converges while costing a handful of pairs over
  * a run. */
-static double clock_rate(void)
+static struct ns_scale clock_rate(void)
 {
 	static uint64_t at;
-	static double rate;
+	static struct ns_scale rate;
 	uint64_t c1, n1;
 
 	if (at && rt_arch_cycles() - at < (at - clock0.c0) / 8)
@@ -152,8 +181,9 @@ static double clock_rate(void)
 	do
 		clock_pair(&c1, &n1);
 	while (n1 - clock0.n0 < RATE_MIN_NS);
-	rate = c1 > clock0.c0 ? (double)(n1 - clock0.n0) / (c1 - clock0.c0)
-			      : 1.0;
+	rate = scale_of(c1 > clock0.c0 ? (double)(n1 - clock0.n0) /
+					       (c1 - clock0.c0)
+				     : 1.0);
 	at = c1;
 	return rate;
 }
@@ -164,12 +194,18 @@ static uint64_t stamp_now(void)
 	return clock0.tsc ? rt_arch_cycles() : now_ns();
 }
 
-static uint64_t to_ns(uint64_t stamp, double rate)
+static inline uint64_t scaled(uint64_t d, struct ns_scale s)
+{
+	return (uint64_t)(((unsigned __int128)d * s.mult) >> s.shift);
+}
+
+static inline uint64_t to_ns(uint64_t stamp, struct ns_scale s)
 {
 	if (!clock0.tsc)
 		return stamp;
-	return clock0.n0 + (uint64_t)((double)(int64_t)(stamp - clock0.c0) *
-				       rate);
+	/* event_sane() saw the stamp past its area's start, which is past
+	 * the first pair */
+	return clock0.n0 + scaled(stamp - clock0.c0, s);
 }
 
 /* ---- making the area ------------------------------------------------------ */
@@ -635,15 +671,49 @@ static void recording_back_on(struct rt_inline_area *a)
 		__atomic_store_n(off, 0, __ATOMIC_RELEASE);
 }
 
+/* Events converted before they go to the emitter in one call, which
+ * then looks their thread up once for them all. */
+#define DRAIN_BATCH 256
+
+/* Emits the ring's events @from to @head (written, not yet taken) with
+ * their times converted by @rate; returns how many failed the checks. */
+static uint64_t drain_ring(struct rt_inline_area *a, int slot, uint64_t from,
+			   uint64_t head, struct ns_scale rate,
+			   rt_inline_emit_fn *emit, void *ctx)
+{
+	const uint8_t *ring = a->map + ring_offset(a, slot);
+	uint64_t newest = stamp_now(), bad = 0, mask = a->cap - 1;
+	struct rt_event batch[DRAIN_BATCH];
+	size_t n = 0;
+
+	for (uint64_t i = from; i != head; i++) {
+		struct rt_event *ev = &batch[n];
+
+		event_of(ring + (i & mask) * RT_IA_EVENT, ev);
+		if (!event_sane(a, ev, newest)) {
+			bad++;
+			continue;
+		}
+		/* the tracer keeps each thread's events in order */
+		ev->ts = to_ns(ev->ts, rate);
+		if (++n == DRAIN_BATCH) {
+			emit(ctx, a->tids[slot], batch, n);
+			n = 0;
+		}
+	}
+	if (n)
+		emit(ctx, a->tids[slot], batch, n);
+	return bad;
+}
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
 	uint64_t *tail = slot_field(a, slot, RT_IA_SLOT_TAIL);
 	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
 					__ATOMIC_ACQUIRE);
-	uint64_t newest = stamp_now(), from = *tail, bad = 0;
-	const uint8_t *ring = a->map + ring_offset(a, slot);
-	double rate;
+	uint64_t from = *tail, bad = 0;
+	struct ns_scale rate = { 1, 0 };
 
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
@@ -651,18 +721,10 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		slot_damaged(a, slot, "counters", 0);
 		from = head;
 	}
-	rate = head != from && clock0.tsc ? clock_rate() : 1.0;
-	for (uint64_t i = from; i != head; i++) {
-		struct rt_event ev;
-
-		event_of(ring + (i & (a->cap - 1)) * RT_IA_EVENT, &ev);
-		if (!event_sane(a, &ev, newest)) {
-			bad++;
-			continue;
-		}
-		/* the tracer keeps each thread's events in order */
-		ev.ts = to_ns(ev.ts, rate);
-		emit(ctx, a->tids[slot], &ev);
+	if (head != from) {
+		if (clock0.tsc)
+			rate = clock_rate();
+		bad = drain_ring(a, slot, from, head, rate, emit, ctx);
 	}
 	if (bad)
 		slot_damaged(a, slot, "malformed events", bad);
@@ -728,7 +790,7 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
 		};
 
 		event_at_site(&ev, st.word);
-		emit(ctx, tid, &ev);
+		emit(ctx, tid, &ev, 1);
 		a->events++;
 	} else if (ip >= a->recorder + rec->window &&
 		   ip < a->recorder + rec->done) {

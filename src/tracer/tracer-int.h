@@ -69,6 +69,10 @@ void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
 		   uint64_t ts);
 void rt_emit(struct rt_tracer *tr, struct rt_thread *th, uint8_t kind,
 	     uint32_t func, uint64_t sp, uint64_t value, uint64_t ts);
+/* Appends @n events of thread @th in a row: their ts, sp, value, func,
+ * kind and flags are set, the rest is filled in here. */
+void rt_emit_events(struct rt_tracer *tr, struct rt_thread *th,
+		    struct rt_event *ev, size_t n);
 
 /* The executable @p runs now, as a new string the caller frees, or NULL. */
 char *rt_image_exe(pid_t pid);

@@ -60,32 +60,53 @@ static void count_open_calls(struct rt_thread *th, uint8_t kind,
 		th->open_calls = 0;
 }
 
-void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
-		   uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
-		       uint64_t value, uint64_t ts)
+/* Makes @ev, its time and fields of its own set, thread @th's next event
+ * in the log. */
+static inline void as_next(struct rt_tracer *tr, struct rt_thread *th,
+			   struct rt_event *ev)
 {
 	/* two clocks stamp a thread's events, rtrace's at a stop and the
 	 * program's counter converted at a drain: where they cross or meet
 	 * by the conversion's error, the later event is put 1 ns after the
 	 * earlier, so that each thread's events are in strict time order in
 	 * the log (real ones are tens of ns apart at the least) */
-	struct rt_event ev = {
-		.ts = th->last_ts && ts <= th->last_ts ? th->last_ts + 1 : ts,
-		.sp = sp, .value = value,
-		.tid = th->tid, .pid = th->proc ? th->proc->pid : 0,
-		.func = func, .kind = kind, .flags = flags,
-		.nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops,
-	};
-
+	if (th->last_ts && ev->ts <= th->last_ts)
+		ev->ts = th->last_ts + 1;
+	ev->tid = th->tid;
+	ev->pid = th->proc ? th->proc->pid : 0;
+	ev->nstops = th->stops > UINT16_MAX ? UINT16_MAX : th->stops;
 	/* a stop changes the time of a call only when one is open */
 	if (th->open_calls)
-		tr->st.stops_timed += ev.nstops;
-	count_open_calls(th, kind, flags);
+		tr->st.stops_timed += ev->nstops;
+	count_open_calls(th, ev->kind, ev->flags);
 	th->stops = 0;
-	th->last_ts = ev.ts;
+	th->last_ts = ev->ts;
+}
+
+void rt_emit_flags(struct rt_tracer *tr, struct rt_thread *th,
+		   uint8_t kind, uint8_t flags, uint32_t func, uint64_t sp,
+		       uint64_t value, uint64_t ts)
+{
+	struct rt_event ev = {
+		.ts = ts, .sp = sp, .value = value,
+		.func = func, .kind = kind, .flags = flags,
+	};
+
+	rt_emit_events(tr, th, &ev, 1);
+}
+
+void rt_emit_events(struct rt_tracer *tr, struct rt_thread *th,
+		    struct rt_event *ev, size_t n)
+{
+	uint64_t calls = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		as_next(tr, th, &ev[i]);
+		calls += ev[i].kind == RT_EV_ENTRY;
+	}
 	if (th->proc && th->proc->record) {
-		rt_evlog_append(tr->cfg.log, &ev);
-		tr->st.calls += kind == RT_EV_ENTRY;
+		rt_evlog_append_batch(tr->cfg.log, ev, n);
+		tr->st.calls += calls;
 	}
 }
 

@@ -1408,6 +1408,85 @@ TEST_CASE(packed_new_blocks)
 	tmpdir_free(dir);
 }
 
+/* Event @i of a run that reuses tid 7 in three processes, then brings
+ * more threads than a block holds: blocks end mid-batch. */
+static struct rt_event crowd_event(uint64_t i)
+{
+	return (struct rt_event){ .ts = 5000 + i, .sp = 0x7000 - i,
+				  .tid = i < 1000 ? 7 : (uint32_t)i,
+				  .pid = (uint32_t)(i / 300) % 3,
+				  .func = (uint32_t)(i % 7),
+				  .kind = RT_EV_ENTRY, .nstops = 1 };
+}
+
+/* Writes @n events of @gen into @path: with @batch, in batches of 1 to
+ * 257 events, else one by one through rt_evlog_append(). */
+static void write_events(T_ARGS, const char *path, uint64_t n,
+			 struct rt_event (*gen)(uint64_t), bool batch)
+{
+	struct rt_evlog_writer *w = NULL;
+	struct rt_event ev[257];
+	size_t k;
+
+	TEST_EQ(rt_evlog_create(path, NULL, &w), 0);
+	for (uint64_t i = 0; i < n; i += k) {
+		k = MIN(batch ? 1 + i % ARRAY_SIZE(ev) : 1, n - i);
+		for (size_t j = 0; j < k; j++)
+			ev[j] = gen(i + j);
+		if (batch)
+			rt_evlog_append_batch(w, ev, k);
+		else
+			rt_evlog_append(w, ev);
+	}
+	TEST_EQ(rt_evlog_nevents(w), n);
+	TEST_EQ(rt_evlog_close(w, NULL), 0);
+}
+
+/* Batches write the bytes that single appends write, across flushes of
+ * the buffer and blocks that end mid-batch, and every event reads back
+ * as the generator made it. */
+static void check_batches(T_ARGS, uint64_t n, struct rt_event (*gen)(uint64_t))
+{
+	char *dir = tmpdir_new();
+	char *one = xasprintf("%s/one.rtrace", dir);
+	char *many = xasprintf("%s/many.rtrace", dir);
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	struct rt_evlog_reader *r = NULL;
+	struct rt_event ev, want;
+	uint64_t k = 0, bad = 0;
+
+	write_events(T_PASS, one, n, gen, false);
+	write_events(T_PASS, many, n, gen, true);
+	TEST_EQ(read_file(one, &a, &alen), 0);
+	TEST_EQ(read_file(many, &b, &blen), 0);
+	TEST_EQ(alen, blen);
+	TEST_TRUE(alen == blen && memcmp(a, b, alen) == 0);
+	TEST_EQ(rt_evlog_open(many, &r), 0);
+	while (rt_evlog_next(r, &ev) == 1) {
+		want = gen(k++);
+		bad += !event_eq(&ev, &want);
+	}
+	TEST_EQ(k, n);
+	TEST_EQ(bad, 0);
+	rt_evlog_reader_free(r);
+	free(a);
+	free(b);
+	free(one);
+	free(many);
+	tmpdir_free(dir);
+}
+
+TEST_CASE(packed_batches)
+{
+	/* some megabytes: the buffer is written out mid-batch */
+	check_batches(T_PASS, 300000, make_event);
+	check_batches(T_PASS, 3000, crowd_event);
+	use_version(1);
+	check_batches(T_PASS, 3000, make_event);
+	use_version(2);
+}
+
 static void expect_bad_packed(T_ARGS, const char *dir, const void *p,
 			      size_t n, const char *text)
 {
