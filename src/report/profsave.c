@@ -181,8 +181,9 @@ static uint32_t get_count(struct cur *c, size_t each)
 	return c->why ? 0 : n;
 }
 
-/* Bytes the thread names need, NULs included, checked against the
- * block; the cursor is left where it was. */
+/* Bytes the thread names need, NULs included, as far as the block holds
+ * them (get_threads() stops where this does); the cursor is left where it
+ * was. */
 static size_t names_size(struct cur c, uint32_t nthreads)
 {
 	size_t size = 0;
@@ -197,7 +198,7 @@ static size_t names_size(struct cur c, uint32_t nthreads)
 			size += len + 1;
 		}
 	}
-	return c.why ? 0 : size;
+	return size;
 }
 
 static void get_threads(struct cur *c, struct rt_analysis_summary *s)
