@@ -309,9 +309,17 @@ void rt_evlog_feed(struct rt_evlog_reader *r, const uint8_t *bytes, size_t n);
  * rt_evlog_profile(r) give them.  0 or -errno (logged). */
 int rt_evlog_replay(struct rt_evlog_reader *r, struct rt_evlog_writer *w);
 
-/* Whether the log holds a profile block and no event (recorded with
- * --keep=none).  Reads it from the start: rewind before a pass. */
-bool rt_evlog_profile_only(struct rt_evlog_reader *r);
+/* Gives @r the profile block @bytes (copied), as if it had read it: for
+ * a log still being written, whose profile is not in it yet.  A profile
+ * block read later replaces it. */
+void rt_evlog_set_profile(struct rt_evlog_reader *r, const uint8_t *bytes,
+			  size_t n);
+
+/* 1 when the log holds a profile block and no event (recorded with
+ * --keep=none), else 0, or -EBADMSG when it is malformed before its
+ * first event (logged).  Reads it from the start: rewind before a
+ * pass. */
+int rt_evlog_profile_only(struct rt_evlog_reader *r);
 
 /* The payload of the last profile block read so far, or NULL (*@n = 0);
  * owned by the reader. */

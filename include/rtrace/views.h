@@ -17,7 +17,8 @@
 struct rt_evlog_reader;
 
 /* RT_EXIT_USAGE after one line saying so when the log @r (at @path)
- * holds a profile only, which views of single calls cannot use; else 0. */
+ * holds a profile only, which views of single calls cannot use, or is
+ * malformed before its first event; else 0. */
 int rt_views_need_events(struct rt_evlog_reader *r, const char *path);
 
 /* Prints the view @o->view (tree, replay or graph) of the log

@@ -725,6 +725,7 @@ static int open_log(const struct rt_opts *o, const struct target *t,
 	if (!err && o->keep.mode != RT_KEEP_ALL)
 		live_profile = tap_profile(*w, o->log_path, o->raw_times,
 					   o->keep.mode == RT_KEEP_NONE);
+	rt_interim_profile(live_profile);
 	return err;
 }
 
@@ -1076,6 +1077,7 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 
 	*events = end.events;
 	*dropped = end.dropped;
+	rt_interim_profile(NULL);
 	if (live_profile)
 		write_profile(w, live_profile, &end);
 	live_profile = NULL;

@@ -185,7 +185,11 @@ static int close_output(FILE *f, const char *path, int err)
 
 int rt_views_need_events(struct rt_evlog_reader *r, const char *path)
 {
-	if (!rt_evlog_profile_only(r))
+	int rc = rt_evlog_profile_only(r);
+
+	if (rc < 0)
+		return RT_EXIT_USAGE;  /* the reader said why */
+	if (!rc)
 		return 0;
 	pr_err("%s holds a profile only (recorded with --keep=none): this "
 	       "view needs single calls; record without --keep=none",

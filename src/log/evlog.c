@@ -1767,14 +1767,25 @@ int rt_evlog_replay(struct rt_evlog_reader *r, struct rt_evlog_writer *w)
 	return rc < 0 ? rc : rt_evlog_flush(w);
 }
 
-bool rt_evlog_profile_only(struct rt_evlog_reader *r)
+void rt_evlog_set_profile(struct rt_evlog_reader *r, const uint8_t *bytes,
+			  size_t n)
+{
+	free(r->profile);
+	r->profile = xmalloc(n + 1);
+	memcpy(r->profile, bytes, n);
+	r->nprofile = n;
+}
+
+int rt_evlog_profile_only(struct rt_evlog_reader *r)
 {
 	struct rt_event ev;
+	int rc;
 
 	/* a log with events gives its first one at once; one without is
 	 * read through its tables to its end */
 	rt_evlog_rewind(r);
-	return rt_evlog_next(r, &ev) == 0 && r->profile;
+	rc = rt_evlog_next(r, &ev);
+	return rc < 0 ? rc : rc == 0 && r->profile;
 }
 
 const uint8_t *rt_evlog_profile(const struct rt_evlog_reader *r, size_t *n)

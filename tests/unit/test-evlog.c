@@ -1677,7 +1677,7 @@ TEST_CASE(events_to_the_tap_only)
 	TEST_EQ(rt_evlog_open(path, &r), 0);
 	TEST_EQ(read_events(r, 0, UINT64_MAX), 0);
 	check_tail(T_PASS, r);
-	TEST_TRUE(!rt_evlog_profile_only(r));
+	TEST_EQ(rt_evlog_profile_only(r), 0);
 	rt_evlog_reader_free(r);
 	TEST_EQ(stat(path, &st), 0);
 	TEST_TRUE(st.st_size < 4 << 20);
@@ -1703,7 +1703,7 @@ TEST_CASE(profile_block_kept)
 	TEST_EQ(rt_evlog_close(w, &test_end), 0);
 	TEST_EQ(rt_evlog_open(path, &r), 0);
 	TEST_TRUE(rt_evlog_profile(r, &n) == NULL);
-	TEST_TRUE(rt_evlog_profile_only(r));
+	TEST_EQ(rt_evlog_profile_only(r), 1);
 	got = rt_evlog_profile(r, &n);
 	TEST_EQ(n, sizeof(payload));
 	TEST_MEMEQ(got, payload, n);
