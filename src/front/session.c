@@ -1211,15 +1211,30 @@ static int report_mem_only(const struct rt_opts *o)
 	return code;
 }
 
+/* Whether @a and @b name one file (writing one would empty the other). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 /* report --save-profile: the log's blocks go through the tap that a
  * recording with --keep=none uses, into a log that keeps the profile. */
 static int save_profile(const struct rt_opts *o)
 {
 	struct rt_evlog_reader *r;
 	struct rt_evlog_writer *w;
+	struct rt_proftap *t;
 	size_t n;
 	int err;
 
+	if (same_file(o->log_path, o->save_profile)) {
+		pr_err("--save-profile=%s would write over the log it reads",
+		       o->save_profile);
+		return RT_EXIT_USAGE;
+	}
 	if (rt_evlog_open(o->log_path, &r))
 		return RT_EXIT_USAGE;
 	err = rt_evlog_create(o->save_profile, rt_evlog_info(r), &w);
@@ -1227,19 +1242,23 @@ static int save_profile(const struct rt_opts *o)
 		rt_evlog_reader_free(r);
 		return RT_EXIT_USAGE;
 	}
-	live_profile = tap_profile(w, o->save_profile, o->raw_times, true);
+	t = tap_profile(w, o->save_profile, o->raw_times, true);
 	err = rt_evlog_replay(r, w);
 	if (!err && rt_evlog_profile(r, &n)) {
 		pr_err("%s holds a profile already", o->log_path);
 		err = -EINVAL;
 	}
-	if (!err)
-		err = write_profile(w, live_profile, rt_evlog_end(r));
-	else
-		rt_proftap_free(live_profile);
-	live_profile = NULL;
+	if (!err) {
+		err = write_profile(w, t, rt_evlog_end(r));
+	} else {
+		rt_evlog_set_tap(w, NULL, NULL);
+		rt_proftap_free(t);
+	}
 	if (rt_evlog_close(w, rt_evlog_end(r)) && !err)
 		err = -EIO;
+	/* half a conversion is no log to keep */
+	if (err)
+		unlink(o->save_profile);
 	rt_evlog_reader_free(r);
 	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
 }

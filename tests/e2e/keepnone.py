@@ -16,7 +16,8 @@
                stays within 1.5x while the full log grows 5x or more
   call views   tree, replay, export and --stacks of a profile log: one
                line saying it holds a profile only, exit status 2; the
-               table, diff and a report of two logs read it
+               table, diff and a report of two logs read it;
+               --save-profile refuses a profile log and its own log
   refused      --keep=none with --mem, --stack or a live view: exit 2
   attached     -p on a running busywait with --keep=none: the counts of
                the calls made while attached (leaves 2 per parent, give
@@ -155,6 +156,16 @@ def check_views(opts):
     row("call views: diff reads a profile log",
         d is not None and d.returncode == 0 and "hotloop::leaf" in d.stdout,
         d and d.stderr)
+    again = os.path.join(opts.tmp, "again.rtrace")
+    r = driver.run([opts.rtrace, "report", "--save-profile=" + again, log])
+    row("call views: a profile log is not converted again",
+        r is not None and r.returncode == 2 and "holds a profile already" in r.stderr
+        and not os.path.exists(again), r and r.stderr)
+    size = os.path.getsize(full)
+    r = driver.run([opts.rtrace, "report", "--save-profile=" + full, full])
+    row("call views: --save-profile never writes over its log",
+        r is not None and r.returncode == 2 and os.path.getsize(full) == size,
+        r and r.stderr)
     m = driver.report_json(opts.rtrace, log, full)
     row("call views: a report of two logs adds a profile log's calls",
         m is not None and driver.calls(m, "hotloop::leaf") == 2000,
