@@ -4,6 +4,8 @@
 
     bench/logsize.py [--rtrace build/rtrace] [--old-rtrace PATH]
                      [--run NAME]... [--runs 5] [--logs DIR] [--out FILE]
+    bench/logsize.py --keep [--rtrace build/rtrace] [--run NAME]...
+                     [--runs 5] [--out FILE]
 
 Records each run twice, into a log of format version 2 (packed events,
 the default) and of version 1 (40-byte records, RTRACE_LOG_VERSION=1),
@@ -17,6 +19,13 @@ log: the speed before the change, on the same log.
   regex-syntax   regex-syntax's lib tests (ast::parse), debug build, as
                  bench/realcrate.py builds them (87.8 M events: recording
                  takes tens of seconds, the version 1 log 3.5 GB)
+
+--keep compares instead a recording with --keep=none (the log holds the
+profile made while recording, no events) with a full one, both made in
+each of --runs rounds, one after the other: the log's size, the wall
+time and the CPU time (user and system, of rtrace and of its program)
+of the recording, and the peak RSS (bench/peakrss: the larger of rtrace
+and of its program); medians.  It writes the "keep none" section.
 
 The logs go to a temporary directory and are removed, unless --logs DIR
 keeps them; a log already in DIR (NAME-v1.rtrace, NAME-v2.rtrace) is used
@@ -138,6 +147,81 @@ def section(args, rows, load0):
         ""] + TABLE_HEAD + rows + [""] + ["* " + n for n in notes]) + "\n"
 
 
+def keep_rounds(args, name, tmp):
+    """{keep: [(size, wall s, cpu s, peak RSS bytes)]}: --runs rounds of a
+    recording with --keep=all then --keep=none."""
+    bench_run = realcrate.bench_run()
+    bench_run.PEAKRSS = os.path.join(tmp, "peakrss")
+    if not os.path.exists(bench_run.PEAKRSS):
+        subprocess.run(["cc", "-O2", "-o", bench_run.PEAKRSS,
+                        os.path.join(HERE, "peakrss.c")], check=True)
+    cmd, filters = RUNS[name](tmp)
+    got = {"all": [], "none": []}
+    for _ in range(args.runs):
+        for keep in got:
+            log = os.path.join(tmp, "%s-%s.rtrace" % (name, keep))
+            argv = [args.rtrace, "record", "-q", "--keep=" + keep, "-o", log]
+            for f in filters:
+                argv += ["-f", f]
+            r = bench_run.run(argv + ["--"] + cmd, timeout=3600, stdout=False,
+                              rss=True)
+            if r.status != 0:
+                sys.exit("bench: %s failed: %s" % (" ".join(argv), r.err[-500:]))
+            got[keep].append((os.path.getsize(log), r.wall_ns / 1e9, r.cpu_ns / 1e9,
+                              r.maxrss))
+            os.unlink(log)
+    return got
+
+
+def keep_rows(args, name, tmp):
+    got = keep_rounds(args, name, tmp)
+    med = {k: [statistics.median(x[i] for x in v) for i in range(4)]
+           for k, v in got.items()}
+    rows = []
+    for keep in ("all", "none"):
+        size, wall, cpu, rss = med[keep]
+        base = med["all"]
+        rows.append("| %s | %s | %s | %.2f s | %.2f s | %.1f MB | %s |" % (
+            name, keep, "{:,}".format(int(size)), wall, cpu, rss / 1e6,
+            "" if keep == "all" else "%.2g× size, %.2f× wall, %.2f× CPU, "
+            "%.2f× RSS" % (size / base[0], wall / base[1], cpu / base[2],
+                           rss / base[3])))
+    return rows
+
+
+def keep_section(args, rows, load0):
+    run = realcrate.bench_run()
+    env = argparse.Namespace(rtrace=args.rtrace, rustc="rustc")
+    now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return "\n".join([
+        "## keep none — " + now, "",
+        "* Machine: " + run.machine_line(),
+        "* Load average (1, 5, 15 min): %s at the start, %s at the end"
+        % (load0, run.load_line()),
+        "* rtrace: " + run.version_line(env),
+        "* Command: `bench/logsize.py --keep%s`" % (
+            "" if args.runs == 5 else " --runs %d" % args.runs), "",
+        "| run | --keep | log bytes | wall | CPU | peak RSS | against all |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |"] + rows + [
+        "", "* Medians of %d rounds; in each round the two recordings run "
+        "one after the other." % args.runs,
+        "* wall and CPU: the recording, rtrace and its program (user + "
+        "system); peak RSS: bench/peakrss, the larger of rtrace and its "
+        "program."]) + "\n"
+
+
+def keep_main(args, load0):
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rtrace-keep-") as tmp:
+        for name in args.run or list(RUNS):
+            rows += keep_rows(args, name, tmp)
+    text = keep_section(args, rows, load0)
+    print(text)
+    out = args.out or ("-" if args.run else os.path.join(HERE, "RESULTS.md"))
+    if out != "-":
+        realcrate.bench_run().write_results(out, "keep none", text)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rtrace", default=os.path.join(TOP, "build", "rtrace"))
@@ -145,11 +229,16 @@ def main():
                     "the version 1 logs")
     ap.add_argument("--run", action="append", choices=list(RUNS))
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--keep", action="store_true",
+                    help="--keep=none against a full log instead")
     ap.add_argument("--logs", help="keep the logs here (and reuse them)")
     ap.add_argument("--out", help="results file (default bench/RESULTS.md "
                     "when every run is measured; - for none)")
     args = ap.parse_args()
     load0 = realcrate.bench_run().load_line()
+    if args.keep:
+        keep_main(args, load0)
+        return
     logs = args.logs or tempfile.mkdtemp(prefix="rtrace-logsize-")
     os.makedirs(logs, exist_ok=True)
     rows = []

@@ -136,6 +136,24 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	       const struct rt_sink *sinks, size_t nsinks,
 	       struct rt_analysis_summary *sum);
 
+/* rt_analyse() in steps, for a reader fed as the log is written
+ * (rt_evlog_open_stream()): make a pass, run it after each feed, finish
+ * it once.  The pass borrows @r and @sinks until it is finished. */
+struct rt_analysis_pass;
+struct rt_analysis_pass *rt_analysis_pass_new(struct rt_evlog_reader *r,
+					      const struct rt_analysis_opts *opts,
+					      const struct rt_sink *sinks,
+					      size_t nsinks);
+/* Analyses the events @r can give now.  0, or the reader's error (sticky,
+ * logged). */
+int rt_analysis_pass_run(struct rt_analysis_pass *p);
+/* Ends the calls still open at @end (or at the last event when NULL),
+ * fills @sum when non-NULL and frees the pass.  Returns the pass's
+ * error, 0 if none. */
+int rt_analysis_pass_finish(struct rt_analysis_pass *p,
+			    const struct rt_log_end *end,
+			    struct rt_analysis_summary *sum);
+
 /* The analysis as a step machine, for callers that produce events
  * themselves (unit tests, live views).  Free with rt_frames_free(). */
 struct rt_frames;

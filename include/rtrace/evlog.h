@@ -270,6 +270,25 @@ uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);
  * block carries RT_END_SPACE. */
 bool rt_evlog_space_cut(const struct rt_evlog_writer *w);
 
+/* Called with every block the writer hands to the file, the file header
+ * and session block first, whole blocks only (several at a time), before
+ * they are written; @bytes are the writer's, valid during the call. */
+typedef void (*rt_evlog_tap_fn)(void *ctx, const uint8_t *bytes, size_t n);
+
+/* Sets the tap (NULL: none).  It works at block granularity: appending an
+ * event costs nothing more. */
+void rt_evlog_set_tap(struct rt_evlog_writer *w, rt_evlog_tap_fn fn,
+		      void *ctx);
+
+/* With @keep false, event blocks go to the tap but not to the file (the
+ * tables, session and end block still do); they count as recorded. */
+void rt_evlog_keep_events(struct rt_evlog_writer *w, bool keep);
+
+/* Writes a profile block holding @n opaque bytes (the report stage makes
+ * and reads them), after everything written so far.  0 or -errno. */
+int rt_evlog_write_profile(struct rt_evlog_writer *w, const void *bytes,
+			   size_t n);
+
 /* Writes buffered events, then @end if non-NULL, closes and frees.  Returns
  * 0 or the first write error (-errno); accepts NULL. */
 int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end);
@@ -283,6 +302,42 @@ struct rt_evlog_reader;
  * a log), -EPROTONOSUPPORT (newer version), -EBADMSG (cut in the header,
  * malformed session block).  Close with rt_evlog_reader_free(). */
 int rt_evlog_open(const char *path, struct rt_evlog_reader **out);
+
+/* Opens a reader fed from memory: @head (@n bytes) holds the file header,
+ * the session block, and maybe whole blocks after it; @name names it in
+ * messages.  rt_evlog_next() returns 0 when the bytes fed so far are used
+ * up, and goes on after rt_evlog_feed().  Returns 0 or -errno like
+ * rt_evlog_open().  No rewind.  The caller keeps @head valid until
+ * rt_evlog_next() has returned 0. */
+int rt_evlog_open_stream(const uint8_t *head, size_t n, const char *name,
+			 struct rt_evlog_reader **out);
+
+/* Feeds @n more bytes (whole blocks) to a stream reader, once the previous
+ * ones were read (rt_evlog_next() returned 0); the caller keeps @bytes
+ * valid until rt_evlog_next() returns 0 again. */
+void rt_evlog_feed(struct rt_evlog_reader *r, const uint8_t *bytes, size_t n);
+
+/* Hands every block of @r after its session block to @w in file order, as
+ * if @w wrote it (through its tap, and to its file as it keeps events);
+ * the end and profile blocks are read, not copied: rt_evlog_end(r) and
+ * rt_evlog_profile(r) give them.  0 or -errno (logged). */
+int rt_evlog_replay(struct rt_evlog_reader *r, struct rt_evlog_writer *w);
+
+/* Gives @r the profile block @bytes (copied), as if it had read it: for
+ * a log still being written, whose profile is not in it yet.  A profile
+ * block read later replaces it. */
+void rt_evlog_set_profile(struct rt_evlog_reader *r, const uint8_t *bytes,
+			  size_t n);
+
+/* 1 when the log holds a profile block and no event (recorded with
+ * --keep=none), else 0, or -EBADMSG when it is malformed before its
+ * first event (logged).  Reads it from the start: rewind before a
+ * pass. */
+int rt_evlog_profile_only(struct rt_evlog_reader *r);
+
+/* The payload of the last profile block read so far, or NULL (*@n = 0);
+ * owned by the reader. */
+const uint8_t *rt_evlog_profile(const struct rt_evlog_reader *r, size_t *n);
 
 /* Frees the reader; accepts NULL. */
 void rt_evlog_reader_free(struct rt_evlog_reader *r);

@@ -23,6 +23,13 @@
 int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 		     FILE *out);
 
+struct rt_proftap;
+
+/* The profile being made while recording (--keep other than all), or
+ * NULL: an interim report then reads its figures from it, as the final
+ * report will from the profile block. */
+void rt_interim_profile(struct rt_proftap *t);
+
 /* Whether a report is being printed (stderr is taken). */
 bool rt_interim_busy(void);
 

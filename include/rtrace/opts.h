@@ -110,6 +110,7 @@ struct rt_opts {
 	bool no_blocked;           /* --no-blocked: libc's waiting calls
 				    * not probed */
 	bool heap_series;          /* report --heap-series */
+	const char *save_profile;  /* report --save-profile=FILE */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */
 	enum rt_format format;     /* --format */

@@ -7,6 +7,7 @@
 #ifndef RTRACE_PROFILE_H
 #define RTRACE_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -64,6 +65,10 @@ struct rt_profile_row {
 	uint32_t func;
 	struct rt_fstats st;
 };
+/* Adds a row of figures summed elsewhere (a saved profile), after the
+ * others; false when (@key, @func) has one already. */
+bool rt_profile_add_row(struct rt_profile *p, uint32_t key, uint32_t func,
+			const struct rt_fstats *st);
 size_t rt_profile_nrows(const struct rt_profile *p);
 const struct rt_profile_row *rt_profile_row(const struct rt_profile *p,
 					    size_t i);

@@ -14,6 +14,13 @@
 
 #include "rtrace/opts.h"
 
+struct rt_evlog_reader;
+
+/* RT_EXIT_USAGE after one line saying so when the log @r (at @path)
+ * holds a profile only, which views of single calls cannot use, or is
+ * malformed before its first event; else 0. */
+int rt_views_need_events(struct rt_evlog_reader *r, const char *path);
+
 /* Prints the view @o->view (tree, replay or graph) of the log
  * @o->log_path on standard output. */
 int rt_views_report(const struct rt_opts *o);

@@ -43,6 +43,7 @@ enum long_only {
 	OPT_NO_INLINED,
 	OPT_PROGRESS,
 	OPT_NO_BLOCKED,
+	OPT_SAVE_PROFILE,
 };
 
 static const struct option long_opts[] = {
@@ -65,6 +66,7 @@ static const struct option long_opts[] = {
 	{ "mem", no_argument, NULL, OPT_MEM },
 	{ "no-blocked", no_argument, NULL, OPT_NO_BLOCKED },
 	{ "heap-series", no_argument, NULL, OPT_HEAP_SERIES },
+	{ "save-profile", required_argument, NULL, OPT_SAVE_PROFILE },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -202,6 +204,9 @@ static const char help_text[] =
 "                       binary), or none; default: per process when the\n"
 "                       program started others, else one table\n"
 "      --heap-series    with --mem: the heap size over time, as CSV\n"
+"      --save-profile=FILE  report: write FILE, the log LOG would be had\n"
+"                       it been recorded with --keep=none (its profile,\n"
+"                       no events)\n"
 "      --stacks         the distinct calling stacks of each function,\n"
 "                       with counts (recorded with --stack)\n"
 "      --instances      one row per function instance (monomorphizations,\n"
@@ -450,6 +455,7 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_MEM: o->mem = true; break;
 	case OPT_NO_BLOCKED: o->no_blocked = true; break;
 	case OPT_HEAP_SERIES: o->heap_series = o->mem = true; break;
+	case OPT_SAVE_PROFILE: o->save_profile = arg; break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
 	case OPT_REPORT_FILE: o->report_path = arg; break;
@@ -480,10 +486,30 @@ static int parse_command(int argc, char **argv, struct rt_opts *o)
 	return 2;
 }
 
+/* What --keep=none and --save-profile go with. */
+static int check_keep(const struct rt_opts *o)
+{
+	bool recording = o->cmd == RT_CMD_RUN || o->cmd == RT_CMD_RECORD;
+
+	if (o->save_profile && (o->cmd != RT_CMD_REPORT || o->argc > 1))
+		return bad("%s", "--save-profile goes with report and one log");
+	if (!recording || o->keep.mode != RT_KEEP_NONE)
+		return 0;
+	if (o->mem || o->stack_depth)
+		return bad("--keep=none keeps no events, which %s needs: "
+			   "record without it", o->mem ? "--mem" : "--stack");
+	if (o->view != RT_VIEW_TABLE || o->exports.n)
+		return bad("%s", "--keep=none keeps no events: the views of "
+			   "single calls need them; record without it");
+	return 0;
+}
+
 static int check_operands(struct rt_opts *o)
 {
 	if (o->count_only && o->coverage)
 		return bad("%s", "--count and --coverage exclude each other");
+	if (check_keep(o))
+		return -EINVAL;
 	if (o->cmd == RT_CMD_HELP || o->cmd == RT_CMD_VERSION ||
 	    o->cmd == RT_CMD_SCRIPT || o->cmd == RT_CMD_PROMPT)
 		return 0;  /* a script may give the program later */

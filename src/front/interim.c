@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,10 +29,17 @@
 #include "rtrace/interim.h"
 #include "rtrace/log.h"
 #include "rtrace/output.h"
+#include "rtrace/profsave.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
 
 static int busy_fd = -1;
+static struct rt_proftap *profile;
+
+void rt_interim_profile(struct rt_proftap *t)
+{
+	profile = t;
+}
 
 static void default_signals(void)
 {
@@ -59,6 +67,21 @@ static void keep_only_stdio_and(int fd)
 	close_range(4, ~0U, 0);
 }
 
+/* The profile made so far, given to @r as its profile block.  This
+ * process has a copy of rtrace's memory: ending the copy's analysis
+ * leaves rtrace's own going on. */
+static int profile_so_far(struct rt_evlog_reader *r)
+{
+	uint8_t *b = NULL;
+	size_t n = 0;
+	int err = rt_proftap_finish(profile, NULL, &b, &n);
+
+	if (!err)
+		rt_evlog_set_profile(r, b, n);
+	free(b);
+	return err;
+}
+
 /* The report of the log so far; it ends now, the program still runs. */
 static int print_report(const struct rt_opts *o, FILE *out)
 {
@@ -69,7 +92,10 @@ static int print_report(const struct rt_opts *o, FILE *out)
 
 	if (err)
 		return 1;
-	err = rt_report_build(r, o, o->log_path, &rep);
+	if (profile)
+		err = profile_so_far(r);
+	if (!err)
+		err = rt_report_build(r, o, o->log_path, &rep);
 	if (!err) {
 		rep->end = &end;
 		rep->cut = rt_evlog_cut(r);

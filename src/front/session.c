@@ -29,6 +29,7 @@
 #include "rtrace/match.h"
 #include "rtrace/output.h"
 #include "rtrace/probes.h"
+#include "rtrace/profsave.h"
 #include "rtrace/progress.h"
 #include "rtrace/report.h"
 #include "rtrace/memprof.h"
@@ -675,6 +676,46 @@ static bool late_cost(const struct rt_opts *o)
 	       o->keep.mode == RT_KEEP_ALL;
 }
 
+/* With --keep other than all: the profile made from the log's blocks as
+ * they are written, for the profile block at the end. */
+static struct rt_proftap *live_profile;
+
+/* Hands every block @w writes to a new profile; with @drop, event blocks
+ * go to it only. */
+static struct rt_proftap *tap_profile(struct rt_evlog_writer *w,
+				      const char *path, bool raw_times,
+				      bool drop)
+{
+	struct rt_analysis_opts a = { .raw_times = raw_times,
+				      .stop_cost_ns = -1 };
+	struct rt_proftap *t = rt_proftap_new(path, &a);
+
+	rt_evlog_set_tap(w, rt_proftap_blocks, t);
+	rt_evlog_keep_events(w, !drop);
+	return t;
+}
+
+/* Ends the profile of @t at @end and writes its block into @w, before
+ * the end block; frees @t.  0 or -errno (said). */
+static int write_profile(struct rt_evlog_writer *w, struct rt_proftap *t,
+			 const struct rt_log_end *end)
+{
+	uint8_t *b = NULL;
+	size_t n = 0;
+	int err = rt_evlog_flush(w);
+
+	rt_evlog_set_tap(w, NULL, NULL);
+	if (!err)
+		err = rt_proftap_finish(t, end, &b, &n);
+	if (!err)
+		err = rt_evlog_write_profile(w, b, n);
+	if (err)
+		pr_err("the log holds no profile: %s", strerror(-err));
+	free(b);
+	rt_proftap_free(t);
+	return err;
+}
+
 static int open_log(const struct rt_opts *o, const struct target *t,
 		    const struct rt_stop_cost *cost, pid_t pid,
 		    struct rt_evlog_writer **w)
@@ -702,6 +743,10 @@ static int open_log(const struct rt_opts *o, const struct target *t,
 	info.start_real_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	err = rt_evlog_create(o->log_path, &info, w);
 	free(cmd);
+	if (!err && o->keep.mode != RT_KEEP_ALL)
+		live_profile = tap_profile(*w, o->log_path, o->raw_times,
+					   o->keep.mode == RT_KEEP_NONE);
+	rt_interim_profile(live_profile);
 	return err;
 }
 
@@ -1053,6 +1098,10 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 
 	*events = end.events;
 	*dropped = end.dropped;
+	rt_interim_profile(NULL);
+	if (live_profile)
+		write_profile(w, live_profile, &end);
+	live_profile = NULL;
 	*space_cut = rt_evlog_space_cut(w);
 	return rt_evlog_close(w, &end);
 }
@@ -1165,7 +1214,9 @@ static int report_stacks(const struct rt_opts *o)
 
 	if (err)
 		return RT_EXIT_USAGE;
-	err = rt_stackview_print(r, o, stdout);
+	err = rt_views_need_events(r, o->log_path);
+	if (!err)
+		err = rt_stackview_print(r, o, stdout);
 	rt_evlog_reader_free(r);
 	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
 }
@@ -1177,13 +1228,69 @@ static int report_mem_only(const struct rt_opts *o)
 
 	if (rt_evlog_open(o->log_path, &r))
 		return RT_EXIT_USAGE;
-	code = report_memory(r, o, stdout, true);
+	code = rt_views_need_events(r, o->log_path);
+	if (!code)
+		code = report_memory(r, o, stdout, true);
 	rt_evlog_reader_free(r);
 	return code;
 }
 
+/* Whether @a and @b name one file (writing one would empty the other). */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* report --save-profile: the log's blocks go through the tap that a
+ * recording with --keep=none uses, into a log that keeps the profile. */
+static int save_profile(const struct rt_opts *o)
+{
+	struct rt_evlog_reader *r;
+	struct rt_evlog_writer *w;
+	struct rt_proftap *t;
+	size_t n;
+	int err;
+
+	if (same_file(o->log_path, o->save_profile)) {
+		pr_err("--save-profile=%s would write over the log it reads",
+		       o->save_profile);
+		return RT_EXIT_USAGE;
+	}
+	if (rt_evlog_open(o->log_path, &r))
+		return RT_EXIT_USAGE;
+	err = rt_evlog_create(o->save_profile, rt_evlog_info(r), &w);
+	if (err) {
+		rt_evlog_reader_free(r);
+		return RT_EXIT_USAGE;
+	}
+	t = tap_profile(w, o->save_profile, o->raw_times, true);
+	err = rt_evlog_replay(r, w);
+	if (!err && rt_evlog_profile(r, &n)) {
+		pr_err("%s holds a profile already", o->log_path);
+		err = -EINVAL;
+	}
+	if (!err) {
+		err = write_profile(w, t, rt_evlog_end(r));
+	} else {
+		rt_evlog_set_tap(w, NULL, NULL);
+		rt_proftap_free(t);
+	}
+	if (rt_evlog_close(w, rt_evlog_end(r)) && !err)
+		err = -EIO;
+	/* half a conversion is no log to keep */
+	if (err)
+		unlink(o->save_profile);
+	rt_evlog_reader_free(r);
+	return err ? RT_EXIT_USAGE : RT_EXIT_OK;
+}
+
 int rt_session_report(const struct rt_opts *o)
 {
+	if (o->save_profile)
+		return save_profile(o);
 	if (o->argc > 1)
 		return rt_merge_report(o, o->argv, o->argc, stdout);
 	if (o->show_stacks)

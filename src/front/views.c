@@ -183,6 +183,20 @@ static int close_output(FILE *f, const char *path, int err)
 	return err;
 }
 
+int rt_views_need_events(struct rt_evlog_reader *r, const char *path)
+{
+	int rc = rt_evlog_profile_only(r);
+
+	if (rc < 0)
+		return RT_EXIT_USAGE;  /* the reader said why */
+	if (!rc)
+		return 0;
+	pr_err("%s holds a profile only (recorded with --keep=none): this "
+	       "view needs single calls; record without --keep=none",
+	       path);
+	return RT_EXIT_USAGE;
+}
+
 /* The view of the log @path, written to @out_path or to @out. */
 static int view_log(const struct rt_opts *o, const char *path,
 		    const char *out_path, FILE *out)
@@ -192,6 +206,10 @@ static int view_log(const struct rt_opts *o, const char *path,
 
 	if (err)
 		return RT_EXIT_USAGE;
+	if (rt_views_need_events(vr.r, path)) {
+		view_close(&vr);
+		return RT_EXIT_USAGE;
+	}
 	if (!out)
 		out = open_output(out_path);
 	if (out) {

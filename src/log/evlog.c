@@ -45,6 +45,7 @@ enum block_type {
 	BLK_END = 6,
 	BLK_STACK = 7,
 	BLK_PACKED = 8,		/* version 2: packed events */
+	BLK_PROFILE = 9,	/* the run's profile, opaque to this stage */
 };
 
 #define STR_NONE UINT32_MAX	/* string length that stands for NULL */
@@ -154,6 +155,8 @@ static const char *block_name(uint32_t type)
 		return "stack";
 	case BLK_PACKED:
 		return "packed event";
+	case BLK_PROFILE:
+		return "profile";
 	}
 	return "unknown";
 }
@@ -186,6 +189,9 @@ struct rt_evlog_writer {
 	struct pk_state *pk;	/* version 2: the open block's codec */
 	uint64_t session_at;	/* file offsets of the session block's */
 	uint64_t cost_at;	/* payload and of its calibration */
+	rt_evlog_tap_fn tap;	/* sees every block before it is written */
+	void *tap_ctx;
+	bool drop_events;	/* event blocks go to the tap only */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -284,7 +290,7 @@ static uint64_t space_left(const struct rt_evlog_writer *w)
 }
 
 /* Takes the event blocks out of the staged bytes; tables stay. */
-static void drop_staged_events(struct rt_evlog_writer *w)
+static void strip_staged_events(struct rt_evlog_writer *w)
 {
 	size_t out = w->head, at = w->head;
 
@@ -299,7 +305,25 @@ static void drop_staged_events(struct rt_evlog_writer *w)
 		at = end;
 	}
 	w->len = out;
+}
+
+static void drop_staged_events(struct rt_evlog_writer *w)
+{
+	strip_staged_events(w);
 	w->dropped += w->pending;
+	w->pending = 0;
+}
+
+/* Hands the staged blocks to the tap; without events kept, the events
+ * are in the tap's hands only, counted as recorded. */
+static void tap_staged(struct rt_evlog_writer *w)
+{
+	if (w->tap)
+		w->tap(w->tap_ctx, w->buf, w->len);
+	if (!w->drop_events)
+		return;
+	strip_staged_events(w);
+	w->written += w->pending;
 	w->pending = 0;
 }
 
@@ -331,6 +355,7 @@ static int flush(struct rt_evlog_writer *w)
 	if (w->err || !w->len)
 		return w->err;
 	guard_check(w, w->len);
+	tap_staged(w);
 	rt_fault("flush");
 	t0 = now_ns();
 	rc = write_all_done(w->fd, w->buf, w->len, &done);
@@ -384,6 +409,8 @@ static int block_end(struct rt_evlog_writer *w)
 
 	if (!w->big)
 		return w->err;
+	if (w->tap)
+		w->tap(w->tap_ctx, w->big, w->biglen);
 	rc = write_all(w->fd, w->big, w->biglen);
 	zfree(&w->big);
 	if (rc < 0)
@@ -780,6 +807,32 @@ bool rt_evlog_space_cut(const struct rt_evlog_writer *w)
 	return w->space_cut;
 }
 
+void rt_evlog_set_tap(struct rt_evlog_writer *w, rt_evlog_tap_fn fn,
+		      void *ctx)
+{
+	w->tap = fn;
+	w->tap_ctx = ctx;
+}
+
+void rt_evlog_keep_events(struct rt_evlog_writer *w, bool keep)
+{
+	w->drop_events = !keep;
+}
+
+int rt_evlog_write_profile(struct rt_evlog_writer *w, const void *bytes,
+			   size_t n)
+{
+	uint8_t *p;
+
+	if (n > META_MAX)
+		return -EFBIG;
+	p = block_begin(w, BLK_PROFILE, n);
+	if (!p)
+		return w->err;
+	memcpy(p, bytes, n);
+	return block_end(w);
+}
+
 static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
 {
 	uint8_t *p = block_begin(w, BLK_END, END_LEN);
@@ -962,6 +1015,16 @@ struct rt_evlog_reader {
 	uint64_t nrows;
 	struct idmap threads, procs;
 	struct arena arena;
+	/*
+	 * A stream (rt_evlog_open_stream()): no file, @size grows with each
+	 * chunk fed; the last chunk is at @mem, its first byte at offset
+	 * @mem_off.  Earlier chunks were read whole before it came.
+	 */
+	bool stream;
+	const uint8_t *mem;
+	uint64_t mem_off;
+	uint8_t *profile;	/* the last profile block's payload */
+	size_t nprofile;
 };
 
 /* A bounded view of one block's payload; @why holds the first problem. */
@@ -1039,6 +1102,19 @@ static int read_failed(struct rt_evlog_reader *r, int err)
 	return err;
 }
 
+/* pread() from the file, or a copy from the chunk fed last. */
+static ssize_t read_at(struct rt_evlog_reader *r, void *dst, size_t n,
+		       uint64_t at)
+{
+	if (!r->stream)
+		return pread(r->fd, dst, n, at);
+	if (at < r->mem_off || at >= r->size)
+		return 0;
+	n = MIN(n, r->size - at);
+	memcpy(dst, r->mem + (at - r->mem_off), n);
+	return (ssize_t)n;
+}
+
 /*
  * Makes at least @n (<= r->cap) unread bytes available in the window, and
  * returns how many are: fewer than @n only at the end of the file.
@@ -1054,7 +1130,7 @@ static long ensure(struct rt_evlog_reader *r, size_t n)
 	while (r->len < n && r->off + r->len < r->size) {
 		uint64_t at = r->off + r->len;
 		size_t want = MIN(r->cap - r->len, r->size - at);
-		ssize_t got = pread(r->fd, r->buf + r->len, want, at);
+		ssize_t got = read_at(r, r->buf + r->len, want, at);
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -1102,7 +1178,7 @@ static int payload_big(struct rt_evlog_reader *r, size_t n,
 	r->off = at + n;
 	r->pos = r->len = r->lim = 0;
 	while (have < n) {
-		ssize_t got = pread(r->fd, r->big + have, n - have, at + have);
+		ssize_t got = read_at(r, r->big + have, n - have, at + have);
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -1359,6 +1435,19 @@ static int malformed(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
 	return -EBADMSG;
 }
 
+/* The profile block is kept as bytes: the report stage reads them. */
+static const char *keep_profile(struct rt_evlog_reader *r, struct cur *c)
+{
+	size_t n = c->end - c->p;
+
+	free(r->profile);
+	r->profile = xmalloc(n + 1);
+	memcpy(r->profile, c->p, n);
+	r->nprofile = n;
+	c->p = c->end;
+	return NULL;
+}
+
 /* Reads a table block (functions, names, end) and keeps what it says. */
 static int absorb(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
 		  uint32_t n)
@@ -1382,6 +1471,8 @@ static int absorb(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
 		why = parse_names(r, &c, &r->procs);
 	else if (type == BLK_STACK)
 		why = parse_stack(r, &c);
+	else if (type == BLK_PROFILE)
+		why = keep_profile(r, &c);
 	else
 		why = parse_end(r, &c);
 	/* A bad block is not marked absorbed: a second pass reports it. */
@@ -1397,7 +1488,8 @@ out:
 static bool is_table(uint32_t type)
 {
 	return type == BLK_FUNCS || type == BLK_THREAD ||
-	       type == BLK_PROCESS || type == BLK_END || type == BLK_STACK;
+	       type == BLK_PROCESS || type == BLK_END || type == BLK_STACK ||
+	       type == BLK_PROFILE;
 }
 
 static int open_packed(struct rt_evlog_reader *r, uint64_t at, uint32_t n)
@@ -1651,6 +1743,24 @@ static int reader_new(const char *path, struct rt_evlog_reader **out)
 	return 0;
 }
 
+/* Reads the file header and the session block of a new reader. */
+static int reader_start(struct rt_evlog_reader *r,
+			struct rt_evlog_reader **out)
+{
+	int rc = read_file_header(r);
+
+	if (!rc)
+		rc = read_session(r);
+	if (rc < 0) {
+		rt_evlog_reader_free(r);
+		return rc;
+	}
+	pr_dbg("%s: version %" PRIu32 " log, %" PRIu64 " bytes", r->path,
+	       r->version, r->size);
+	*out = r;
+	return 0;
+}
+
 int rt_evlog_open(const char *path, struct rt_evlog_reader **out)
 {
 	struct rt_evlog_reader *r = NULL;
@@ -1661,24 +1771,119 @@ int rt_evlog_open(const char *path, struct rt_evlog_reader **out)
 	rc = reader_new(path, &r);
 	if (!r)
 		return rc;
-	rc = read_file_header(r);
-	if (!rc)
-		rc = read_session(r);
-	if (rc < 0) {
-		rt_evlog_reader_free(r);
+	return reader_start(r, out);
+}
+
+int rt_evlog_open_stream(const uint8_t *head, size_t n, const char *name,
+			 struct rt_evlog_reader **out)
+{
+	struct rt_evlog_reader *r = xcalloc(1, sizeof(*r));
+
+	r->fd = -1;
+	r->stream = true;
+	r->path = xstrdup(name);
+	r->cap = IO_BUF;
+	r->buf = xmalloc(r->cap);
+	r->mem = head;
+	r->size = n;
+	return reader_start(r, out);
+}
+
+void rt_evlog_feed(struct rt_evlog_reader *r, const uint8_t *bytes, size_t n)
+{
+	r->mem = bytes;
+	r->mem_off = r->size;
+	r->size += n;
+	/* the end of what was fed is no end: the stream goes on */
+	r->done = false;
+}
+
+/* Stages one block of another log, as read, after the writer's own. */
+static int copy_block(struct rt_evlog_writer *w, uint32_t type,
+		      const uint8_t *p, uint32_t n)
+{
+	uint8_t *to = block_begin(w, type, n);
+
+	if (!to)
+		return w->err;
+	memcpy(to, p, n);
+	return block_end(w);
+}
+
+/* One block of @r for rt_evlog_replay(): 1 when copied or absorbed, 0 at
+ * the end, or -errno. */
+static int replay_block(struct rt_evlog_reader *r, struct rt_evlog_writer *w)
+{
+	uint64_t at = pos_off(r);
+	long got = ensure(r, BLOCK_HDR);
+	const uint8_t *p;
+	uint32_t type, n;
+	int rc;
+
+	if (got < BLOCK_HDR)
+		return got < 0 ? (int)got : 0;
+	type = get_u32(r->buf + r->pos);
+	n = get_u32(r->buf + r->pos + 4);
+	r->pos += BLOCK_HDR;
+	if (n > META_MAX)
+		return malformed(r, at, type, "absurd block length");
+	/* the end is the caller's to write, after what it adds */
+	if (type == BLK_END || type == BLK_PROFILE)
+		return absorb(r, at, type, n) < 0 ? -EBADMSG : 1;
+	rc = payload(r, n, &p);
+	if (rc < 0 || !p) {
+		zfree(&r->big);
 		return rc;
 	}
-	pr_dbg("%s: version %" PRIu32 " log, %" PRIu64 " bytes", path,
-	       r->version, r->size);
-	*out = r;
-	return 0;
+	rc = copy_block(w, type, p, n);
+	zfree(&r->big);
+	return rc < 0 ? rc : 1;
+}
+
+int rt_evlog_replay(struct rt_evlog_reader *r, struct rt_evlog_writer *w)
+{
+	int rc;
+
+	rt_evlog_rewind(r);
+	while ((rc = replay_block(r, w)) > 0)
+		;
+	return rc < 0 ? rc : rt_evlog_flush(w);
+}
+
+void rt_evlog_set_profile(struct rt_evlog_reader *r, const uint8_t *bytes,
+			  size_t n)
+{
+	free(r->profile);
+	r->profile = xmalloc(n + 1);
+	memcpy(r->profile, bytes, n);
+	r->nprofile = n;
+}
+
+int rt_evlog_profile_only(struct rt_evlog_reader *r)
+{
+	struct rt_event ev;
+	int rc;
+
+	/* a log with events gives its first one at once; one without is
+	 * read through its tables to its end */
+	rt_evlog_rewind(r);
+	rc = rt_evlog_next(r, &ev);
+	return rc < 0 ? rc : rc == 0 && r->profile;
+}
+
+const uint8_t *rt_evlog_profile(const struct rt_evlog_reader *r, size_t *n)
+{
+	*n = r->nprofile;
+	return r->profile;
 }
 
 void rt_evlog_reader_free(struct rt_evlog_reader *r)
 {
 	if (!r)
 		return;
-	close(r->fd);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->profile);
 	free(r->path);
 	free(r->buf);
 	free(r->big);

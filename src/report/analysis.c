@@ -968,44 +968,82 @@ static void warn_unknown(const struct rt_evlog_reader *r, uint64_t n)
 		"hold (a damaged log) left out", n, rt_s(n));
 }
 
-int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
-	       const struct rt_sink *sinks, size_t nsinks,
-	       struct rt_analysis_summary *sum)
+struct rt_analysis_pass {
+	struct rt_evlog_reader *r;
+	struct rt_frames *f;
+	size_t known;		/* functions of the table told to @f */
+	uint64_t last, unknown;
+	int err;
+};
+
+struct rt_analysis_pass *rt_analysis_pass_new(struct rt_evlog_reader *r,
+					      const struct rt_analysis_opts *opts,
+					      const struct rt_sink *sinks,
+					      size_t nsinks)
 {
 	const struct rt_log_info *info = rt_evlog_info(r);
 	struct rt_analysis_opts o = { .stop_cost_ns = -1 };
-	const struct rt_log_end *end;
-	struct rt_frames *f;
-	struct rt_event ev;
-	size_t known = 0;
-	uint64_t last = 0, unknown = 0;
-	int err = rt_evlog_rewind(r);
+	struct rt_analysis_pass *p = xcalloc(1, sizeof(*p));
 
-	if (err)
-		return err;
 	if (opts)
 		o = *opts;
 	if (info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
 		o.count_only = true;
-	f = rt_frames_new(&o, info->stop_cost_ns, info->start_ns, sinks,
-			  nsinks);
-	rt_frames_set_curve(f, &info->cost);
-	rt_frames_set_reader(f, r);
-	while ((err = rt_evlog_next(r, &ev)) > 0) {
-		if (ev.func != RT_FUNC_NONE && ev.func >= known)
-			learn_funcs(f, r, &known);
-		if (unlikely(unknown_entry(r, &ev))) {
-			unknown++;
+	p->r = r;
+	p->f = rt_frames_new(&o, info->stop_cost_ns, info->start_ns, sinks,
+			     nsinks);
+	rt_frames_set_curve(p->f, &info->cost);
+	rt_frames_set_reader(p->f, r);
+	return p;
+}
+
+int rt_analysis_pass_run(struct rt_analysis_pass *p)
+{
+	struct rt_event ev;
+	int err;
+
+	if (p->err)
+		return p->err;
+	while ((err = rt_evlog_next(p->r, &ev)) > 0) {
+		if (ev.func != RT_FUNC_NONE && ev.func >= p->known)
+			learn_funcs(p->f, p->r, &p->known);
+		if (unlikely(unknown_entry(p->r, &ev))) {
+			p->unknown++;
 			continue;
 		}
-		rt_frames_feed(f, &ev);
-		last = MAX(last, ev.ts);
+		rt_frames_feed(p->f, &ev);
+		p->last = MAX(p->last, ev.ts);
 	}
-	end = rt_evlog_end(r);
-	rt_frames_finish(f, end ? MAX(end->end_ns, last) : last, sum);
-	rt_frames_free(f);
+	p->err = err < 0 ? err : 0;
+	return p->err;
+}
+
+int rt_analysis_pass_finish(struct rt_analysis_pass *p,
+			    const struct rt_log_end *end,
+			    struct rt_analysis_summary *sum)
+{
+	int err = p->err;
+
+	rt_frames_finish(p->f, end ? MAX(end->end_ns, p->last) : p->last,
+			 sum);
+	rt_frames_free(p->f);
 	if (sum)
-		sum->unknown_funcs = unknown;
-	warn_unknown(r, unknown);
-	return err < 0 ? err : 0;
+		sum->unknown_funcs = p->unknown;
+	warn_unknown(p->r, p->unknown);
+	free(p);
+	return err;
+}
+
+int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
+	       const struct rt_sink *sinks, size_t nsinks,
+	       struct rt_analysis_summary *sum)
+{
+	struct rt_analysis_pass *p;
+	int err = rt_evlog_rewind(r);
+
+	if (err)
+		return err;
+	p = rt_analysis_pass_new(r, opts, sinks, nsinks);
+	rt_analysis_pass_run(p);
+	return rt_analysis_pass_finish(p, rt_evlog_end(r), sum);
 }

@@ -84,6 +84,18 @@ static void on_leave(void *ctx, const struct rt_call *c)
 	st->max = MAX(st->max, c->total);
 }
 
+bool rt_profile_add_row(struct rt_profile *p, uint32_t key, uint32_t func,
+			const struct rt_fstats *st)
+{
+	size_t n = p->rows.n;
+	struct rt_profile_row *r = row_for(p, key, func);
+
+	if (p->rows.n == n)
+		return false;
+	r->st = *st;
+	return true;
+}
+
 struct rt_profile *rt_profile_new(enum rt_profile_split split)
 {
 	struct rt_profile *p = xcalloc(1, sizeof(*p));

@@ -14,6 +14,7 @@
 #include "rtrace/evlog.h"
 #include "rtrace/log.h"
 #include "rtrace/match.h"
+#include "rtrace/profsave.h"
 #include "rtrace/refusal.h"
 #include "rtrace/report.h"
 #include "rtrace/util.h"
@@ -335,6 +336,39 @@ static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
 	}
 }
 
+/* The rows and the summary the log's profile block holds in place of
+ * those of its events (which, if any, are a recent window only). */
+static int saved_profile(struct rt_evlog_reader *r, const struct rt_opts *o,
+			 const char *log_path, struct rt_report *rep,
+			 struct rt_profile **prof)
+{
+	size_t n;
+	const uint8_t *b = rt_evlog_profile(r, &n);
+	struct rt_analysis_summary sum;
+	struct rt_profile *saved;
+	bool raw;
+	int err;
+
+	if (!b)
+		return 0;
+	err = rt_profsave_decode(b, n, log_path, &sum, &saved, &raw);
+	if (err)
+		return err;
+	if (raw != o->raw_times) {
+		pr_err("%s holds a profile made %s --raw-times: its times "
+		       "cannot be made again %s it", log_path,
+		       raw ? "with" : "without", raw ? "without" : "with");
+		rt_analysis_summary_release(&sum);
+		rt_profile_free(saved);
+		return -EINVAL;
+	}
+	rt_analysis_summary_release(&rep->sum);
+	rep->sum = sum;
+	rt_profile_free(*prof);
+	*prof = saved;
+	return 0;
+}
+
 int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 		    const char *log_path, struct rt_report **out)
 {
@@ -346,6 +380,8 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	struct rt_sink sink = rt_profile_sink(prof);
 	int err = rt_analyse(r, &aopts, &sink, 1, &rep->sum);
 
+	if (!err)
+		err = saved_profile(r, o, log_path, rep, &prof);
 	if (err) {
 		/* the summary is filled up to the malformed block */
 		rt_analysis_summary_release(&rep->sum);

@@ -8,7 +8,8 @@ corpus/views/: the evlog seeds, plus a memory profile (allocation,
 reallocation, free: what `report --mem` reads) and a recursion 200
 deep.  regressions/views/: the inputs of issue "Every reader survives
 every log": an entry naming function 0xE3000000, a malformed FUNCS
-block, and recursion 1000 deep (a line per level of indentation made
+block, a profile block (--keep=none) cut inside while its block stays
+whole, and recursion 1000 deep (a line per level of indentation made
 the output grow with depth squared).  Built from docs/log-format.md,
 field by field; each stays below 100 KB.
 """
@@ -97,6 +98,21 @@ def patch_first_entry(b, func):
     raise ValueError("no entry event")
 
 
+def profile_cut_inside(data):
+    """The log with its PROFILE block's last 20 bytes gone, the block's
+    length saying so: a whole block whose profile is cut short."""
+    b = bytearray(data)
+    off = struct.unpack_from("<I", b, 12)[0]
+    while off + 8 <= len(b):
+        kind, n = struct.unpack_from("<II", b, off)
+        if kind == 9:
+            struct.pack_into("<I", b, off + 4, n - 20)
+            del b[off + 8 + n - 20:off + 8 + n]
+            return bytes(b)
+        off += 8 + n
+    raise ValueError("no profile block")
+
+
 def main():
     fuzz = sys.argv[1]
     corpus = os.path.join(fuzz, "corpus", "views")
@@ -119,6 +135,9 @@ def main():
     name_len_at = 16 + len(session()) + 8 + 4 + 4 + 28
     struct.pack_into("<I", bad, name_len_at, 0x7FFFFFFF)
     files[os.path.join(regr, "funcs-malformed-string")] = bytes(bad)
+    with open(os.path.join(evlog, "profile"), "rb") as f:
+        files[os.path.join(regr, "profile-cut-inside")] = \
+            profile_cut_inside(f.read())
     for path, data in files.items():
         with open(path, "wb") as f:
             f.write(data)

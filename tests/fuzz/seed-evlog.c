@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "rtrace/evlog.h"
+#include "rtrace/profsave.h"
 
 static const char *dir;
 static const char *suffix = "";	/* "-v1" while writing version 1 */
@@ -224,6 +225,33 @@ static void cut(void)
 	free(q);
 }
 
+/* What --keep=none writes: the tables and the profile the writer's tap
+ * made of the events, which stay out of the file. */
+static void profile(void)
+{
+	struct rt_evlog_writer *w = create("profile", 0, 3);
+	struct rt_proftap *t = rt_proftap_new("profile", NULL);
+	struct rt_log_end end = { .end_ns = 9000000, .how = RT_END_EXITED };
+	uint8_t *b = NULL;
+	size_t n = 0;
+
+	rt_evlog_set_tap(w, rt_proftap_blocks, t);
+	rt_evlog_keep_events(w, false);
+	rt_evlog_write_funcs(w, funcs, 3);
+	rt_evlog_write_thread(w, 4242, 4242, "demo", 0);
+	calls(w, 4242, 0);
+	rt_evlog_write_thread(w, 4243, 4242, "tests::one", RT_THREAD_TEST);
+	calls(w, 4243, 1000);
+	rt_evlog_flush(w);
+	rt_evlog_set_tap(w, NULL, NULL);
+	if (rt_proftap_finish(t, &end, &b, &n) < 0 ||
+	    rt_evlog_write_profile(w, b, n) < 0)
+		exit(1);
+	free(b);
+	rt_proftap_free(t);
+	finish(w, true);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -242,6 +270,7 @@ int main(int argc, char **argv)
 		sparse_ids();
 		stacks();
 		cut();
+		profile();
 	}
 	return 0;
 }

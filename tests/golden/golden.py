@@ -30,6 +30,12 @@ are compiled with --remap-path-prefix, so their source paths in the logs
 read fixtures/NAME.rs wherever the tree was checked out, and run as
 ./NAME from a scratch directory, so the recorded command line is the
 same too.  No output is normalised after the fact.
+
+`check` also converts each log with `report --save-profile` into the log
+`--keep=none` would have recorded (its profile, no events, made by the
+same tap a recording uses) and checks that every table view of it (text,
+JSON, CSV, --sort/--limit, --raw-times, --by, --instances) prints the
+stored output of the full log, byte for byte.
 """
 
 import argparse
@@ -223,6 +229,59 @@ def disagreements(name):
     return out
 
 
+# The views a profile-only log must print as its full log does.
+TABLE_VIEWS = ["report", "report-json", "report-csv", "report-total",
+               "report-raw", "by-thread", "by-test", "instances"]
+
+
+def profile_views(opts):
+    """(NG count): the table views of each log converted to a profile,
+    run in a scratch directory under the log's own name, against the
+    stored outputs of the full log."""
+    bad = 0
+    tmp = tempfile.mkdtemp(prefix="rtrace-golden-profile.")
+    try:
+        for name in RUNS:
+            views = [v for v in views_of(RUNS[name]) if v in TABLE_VIEWS]
+            for raw in (False, True):
+                where = os.path.join(tmp, "raw" if raw else "plain")
+                os.makedirs(where, exist_ok=True)
+                cmd = [opts.rtrace, "report"] + (["--raw-times"] if raw else [])
+                cmd += ["--save-profile=" + log_name(name),
+                        os.path.join(LOGS, log_name(name))]
+                p = subprocess.run(cmd, cwd=where, env=environment(),
+                                   capture_output=True, timeout=120)
+                if p.returncode != 0:
+                    bad += 1
+                    print("profile of %-33s NG  %s" % (
+                        name, p.stderr.decode(errors="replace")))
+                    continue
+                for view in views:
+                    if (view == "report-raw") != raw:
+                        continue
+                    bad += profile_view(opts, name, view, where)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return bad
+
+
+def profile_view(opts, name, view, where):
+    rel = "profile: " + os.path.relpath(expected_path(name, view), HERE)
+    cmd = view_cmd(opts.rtrace, name, view)
+    p = subprocess.run(cmd, cwd=where, env=environment(), timeout=120,
+                       stdin=subprocess.DEVNULL, capture_output=True)
+    with open(expected_path(name, view), "rb") as f:
+        want = f.read()
+    if p.returncode == 0 and p.stdout == want:
+        print("%-44s OK" % rel)
+        return 0
+    print("%-44s NG" % rel)
+    sys.stdout.write(unified(want, p.stdout, rel) if p.returncode == 0 else
+                     "exit %d\n%s\n" % (p.returncode,
+                                          p.stderr.decode(errors="replace")))
+    return 1
+
+
 def check(opts):
     bad = 0
     for name in RUNS:
@@ -250,6 +309,7 @@ def check(opts):
     for f in sorted(stray):
         bad += 1
         print("expected/%-35s NG  no view writes it (remove it)" % f)
+    bad += profile_views(opts)
     print("%d NG" % bad)
     if bad:
         print("A report changed.  If the change is intended, run\n"

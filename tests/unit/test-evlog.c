@@ -557,11 +557,45 @@ static const struct rt_log_end test_end = {
 	.dropped = 0,
 };
 
-static void write_big(T_ARGS, const char *path)
+/* What a writer's tap was handed: copies of each call's bytes. */
+struct chunks {
+	uint8_t *v[256];
+	size_t len[256];
+	size_t n;
+	bool overflow;
+};
+
+static void collect(void *ctx, const uint8_t *bytes, size_t n)
+{
+	struct chunks *c = ctx;
+
+	if (c->n == ARRAY_SIZE(c->v)) {
+		c->overflow = true;
+		return;
+	}
+	c->v[c->n] = xmalloc(n);
+	memcpy(c->v[c->n], bytes, n);
+	c->len[c->n++] = n;
+}
+
+static void chunks_free(struct chunks *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	c->n = 0;
+}
+
+/* The big log, its blocks handed to @tap when non-NULL, its event
+ * blocks kept in the file or not. */
+static void write_big_tapped(T_ARGS, const char *path, struct chunks *tap,
+			     bool keep)
 {
 	struct rt_evlog_writer *w = NULL;
 
 	TEST_EQ(rt_evlog_create(path, &test_info, &w), 0);
+	if (tap)
+		rt_evlog_set_tap(w, collect, tap);
+	rt_evlog_keep_events(w, keep);
 	TEST_EQ(write_funcs(w, 0, 10), 0);
 	TEST_EQ(rt_evlog_write_thread(w, 100, 100, "main", 0), 0);
 	TEST_EQ(rt_evlog_write_process(w, 100, 1, "/usr/bin/app"), 0);
@@ -573,6 +607,11 @@ static void write_big(T_ARGS, const char *path)
 	TEST_EQ(rt_evlog_nevents(w), BIG_EVENTS);
 	TEST_EQ(rt_evlog_ndropped(w), 0);
 	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+}
+
+static void write_big(T_ARGS, const char *path)
+{
+	write_big_tapped(T_PASS, path, NULL, true);
 }
 
 static void check_info(T_ARGS, const struct rt_log_info *i)
@@ -1712,6 +1751,120 @@ TEST_CASE(create_fails)
 	TEST_TRUE(strstr(msg, "cannot create "));
 	TEST_EQ(count_lines(msg), 1);
 	free(msg);
+	free(path);
+	tmpdir_free(dir);
+}
+
+/* ---- the tap and the stream reader ------------------------------------- */
+
+/* Feeds @c to a stream reader one part at a time, reading every event
+ * after each: the events, tables and end must be those of the file. */
+static void read_stream(T_ARGS, const struct chunks *c)
+{
+	struct rt_evlog_reader *r = NULL;
+	long got, total = 0;
+
+	TEST_TRUE(c->n >= 3);
+	TEST_EQ(rt_evlog_open_stream(c->v[0], c->len[0], "stream", &r), 0);
+	check_info(T_PASS, rt_evlog_info(r));
+	for (size_t i = 0; i < c->n && !*T_PASS; i++) {
+		if (i)
+			rt_evlog_feed(r, c->v[i], c->len[i]);
+		got = read_events(r, total, UINT64_MAX);
+		if (got < 0)
+			TEST_FAIL__("part %zu of %zu", i, c->n);
+		total += got;
+		TEST_TRUE(!rt_evlog_cut(r));
+	}
+	TEST_EQ(total, BIG_EVENTS);
+	check_tail(T_PASS, r);
+	rt_evlog_reader_free(r);
+}
+
+/* The file's blocks one by one, the file header with the first. */
+static void split_blocks(const char *path, struct chunks *c)
+{
+	struct layout l;
+	char *bytes;
+	size_t size;
+
+	if (read_file(path, &bytes, &size))
+		return;
+	walk((const uint8_t *)bytes, size, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		uint64_t from = i ? l.b[i].at : 0;
+
+		collect(c, (const uint8_t *)bytes + from, l.b[i].end - from);
+	}
+	free(bytes);
+}
+
+TEST_CASE(tap_feeds_a_stream)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/big.rtrace", dir);
+	struct chunks tap = { 0 }, blocks = { 0 };
+
+	write_big_tapped(T_PASS, path, &tap, true);
+	TEST_TRUE(!tap.overflow);
+	/* the tap's parts, then the file's blocks one at a time */
+	read_stream(T_PASS, &tap);
+	split_blocks(path, &blocks);
+	TEST_EQ(blocks.len[0] > 16, 1);
+	read_stream(T_PASS, &blocks);
+	chunks_free(&tap);
+	chunks_free(&blocks);
+	free(path);
+	tmpdir_free(dir);
+}
+
+TEST_CASE(events_to_the_tap_only)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/big.rtrace", dir);
+	struct rt_evlog_reader *r = NULL;
+	struct chunks tap = { 0 };
+	struct stat st;
+
+	write_big_tapped(T_PASS, path, &tap, false);
+	read_stream(T_PASS, &tap);
+	chunks_free(&tap);
+	/* the file has the tables and the end, and no event */
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_EQ(read_events(r, 0, UINT64_MAX), 0);
+	check_tail(T_PASS, r);
+	TEST_EQ(rt_evlog_profile_only(r), 0);
+	rt_evlog_reader_free(r);
+	TEST_EQ(stat(path, &st), 0);
+	TEST_TRUE(st.st_size < 4 << 20);
+	free(path);
+	tmpdir_free(dir);
+}
+
+TEST_CASE(profile_block_kept)
+{
+	static const uint8_t payload[] = "opaque profile bytes";
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/p.rtrace", dir);
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	const uint8_t *got;
+	size_t n;
+
+	TEST_EQ(rt_evlog_create(path, &test_info, &w), 0);
+	TEST_EQ(write_funcs(w, 0, 3), 0);
+	rt_evlog_keep_events(w, false);
+	append_range(w, 0, 100);
+	TEST_EQ(rt_evlog_write_profile(w, payload, sizeof(payload)), 0);
+	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_TRUE(rt_evlog_profile(r, &n) == NULL);
+	TEST_EQ(rt_evlog_profile_only(r), 1);
+	got = rt_evlog_profile(r, &n);
+	TEST_EQ(n, sizeof(payload));
+	TEST_MEMEQ(got, payload, n);
+	TEST_TRUE(rt_evlog_end(r) != NULL);
+	rt_evlog_reader_free(r);
 	free(path);
 	tmpdir_free(dir);
 }
