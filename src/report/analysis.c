@@ -34,6 +34,7 @@
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
+#include "rtrace/winstart.h"
 
 struct frame {
 	uint32_t func;
@@ -974,6 +975,7 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 {
 	const struct rt_log_info *info = rt_evlog_info(r);
 	struct rt_analysis_opts o = { .stop_cost_ns = -1 };
+	struct rt_winstart *ws = rt_winstart_scan(r);
 	const struct rt_log_end *end;
 	struct rt_frames *f;
 	struct rt_event ev;
@@ -998,12 +1000,14 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 			unknown++;
 			continue;
 		}
+		rt_winstart_feed(ws, f, &ev);
 		rt_frames_feed(f, &ev);
 		last = MAX(last, ev.ts);
 	}
 	end = rt_evlog_end(r);
 	rt_frames_finish(f, end ? MAX(end->end_ns, last) : last, sum);
 	rt_frames_free(f);
+	rt_winstart_free(ws);
 	if (sum)
 		sum->unknown_funcs = unknown;
 	warn_unknown(r, unknown);

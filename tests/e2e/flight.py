@@ -22,6 +22,9 @@ rtrace says of itself:
   calls the fixture counts;
 * the time window covers at least the time asked, and holds the last
   phase whole (it ends GAP ms before the program does);
+* the calls running where a window starts (main, and in the size window
+  the last phase and its loop) are counted as already running, not as
+  calls;
 * the summary line, the text report, the JSON report, replay and tree
   say which window their events cover, and work on the window's log.
 """
@@ -59,6 +62,14 @@ def same_program_output(what, r, native):
           driver.counts(r.stdout) == driver.counts(native.stdout))
     check(what + ": phases unchanged",
           sorted(phase_marks(r.stdout)) == sorted(phase_marks(native.stdout)))
+
+
+def partial_calls(rtrace, log):
+    """{name: (calls, calls already running)} of the functions of @log's
+    report that had a call running when its events start."""
+    rep = driver.report_json(rtrace, log) or {"functions": []}
+    return {f["name"]: (f["calls"], f["partial"])
+            for f in rep["functions"] if f["partial"]}
 
 
 def record(rtrace, exe, log, *keep):
@@ -137,6 +148,14 @@ def body(rtrace, exe, tmp):
         check("--keep=1M: first event after the first phases",
               win["first_ns"] >= marks["phase_d"] * 1000000,
               "%d ns, phase_d at %d ms" % (win["first_ns"], marks["phase_d"]))
+    # 1 MiB holds a fraction of the last phase's leaf calls: the window
+    # starts inside it, in main -> phase_f -> run (-> leaf, when a block
+    # starts between its entry and its exit), entered before it
+    running = partial_calls(rtrace, size)
+    running.pop("phases::leaf", None)
+    check("--keep=1M: calls running at its start",
+          running == {"phases::main": (0, 1), "phases::phase_f": (0, 1),
+                      "phases::run": (0, 1)}, str(running))
 
     timed = os.path.join(tmp, "time.rtrace")
     r = record(rtrace, exe, timed, "--keep=500ms")
@@ -154,6 +173,13 @@ def body(rtrace, exe, tmp):
               "%d ns, phase_e at %d ms" % (win["first_ns"], marks["phase_e"]))
         check("--keep=500ms: the last phase whole",
               got.get("phases::phase_f") == 1, str(got.get("phases::phase_f")))
+    # it starts between phase_e's start and phase_f's: maybe inside
+    # phase_e -> run -> leaf, always inside main
+    running = partial_calls(rtrace, timed)
+    check("--keep=500ms: calls running at its start",
+          running.get("phases::main") == (0, 1) and
+          "phases::phase_f" not in running and
+          all(p == 1 for _, p in running.values()), str(running))
 
 
 if __name__ == "__main__":
