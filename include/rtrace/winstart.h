@@ -27,6 +27,10 @@ struct rt_winstart *rt_winstart_scan(struct rt_evlog_reader *r);
 void rt_winstart_feed(struct rt_winstart *ws, struct rt_frames *f,
 		      const struct rt_event *ev);
 
+/* The entries rt_winstart_feed() made up so far (0 for a NULL @ws): no
+ * event of the log. */
+uint64_t rt_winstart_fed(const struct rt_winstart *ws);
+
 /* Frees @ws; accepts NULL. */
 void rt_winstart_free(struct rt_winstart *ws);
 

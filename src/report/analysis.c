@@ -1007,6 +1007,8 @@ int rt_analyse(struct rt_evlog_reader *r, const struct rt_analysis_opts *opts,
 	end = rt_evlog_end(r);
 	rt_frames_finish(f, end ? MAX(end->end_ns, last) : last, sum);
 	rt_frames_free(f);
+	if (sum)
+		sum->events -= rt_winstart_fed(ws);
 	rt_winstart_free(ws);
 	if (sum)
 		sum->unknown_funcs = unknown;

@@ -31,6 +31,7 @@ struct thread_scan {
 struct rt_winstart {
 	VEC(struct thread_scan) threads;
 	struct rt_hashidx by_tid;
+	uint64_t fed;
 };
 
 static bool same_tid(const void *ctx, uint32_t pos, const void *key)
@@ -132,12 +133,18 @@ void rt_winstart_feed(struct rt_winstart *ws, struct rt_frames *f,
 	if (!t || t->fed)
 		return;
 	t->fed = true;
+	ws->fed += t->missing.n;
 	for (size_t k = t->missing.n; k-- > 0;)
 		rt_frames_feed(f, &(struct rt_event){
 			.ts = ev->ts, .sp = t->missing.v[k].sp,
 			.tid = ev->tid, .pid = ev->pid,
 			.func = t->missing.v[k].func, .kind = RT_EV_ENTRY,
 			.flags = RT_EVF_PARTIAL });
+}
+
+uint64_t rt_winstart_fed(const struct rt_winstart *ws)
+{
+	return ws ? ws->fed : 0;
 }
 
 void rt_winstart_free(struct rt_winstart *ws)

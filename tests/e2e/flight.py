@@ -84,6 +84,9 @@ def window_checks(what, rtrace, r, log, full_size, counts):
     check(what + ": JSON window", bool(win), str(win))
     if not win:
         return None, {}
+    check(what + ": the report reads every event kept",
+          rep["events"] == win["events"], "%d of %d" % (rep["events"],
+                                                      win["events"]))
     calls = sum(counts.values())
     check(what + ": kept and dropped add up to the calls",
           win["events"] + win["dropped_events"] >= 2 * calls,

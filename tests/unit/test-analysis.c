@@ -1608,6 +1608,7 @@ TEST_CASE(analyse_window_start)
 	TEST_EQ(prof(&r, 0, L_H)->partial, 0);
 	TEST_EQ(r.sum.unmatched_exits, 1);
 	TEST_EQ(r.sum.incomplete, 0);
+	TEST_EQ(r.sum.events, win->events);
 	run_done(&r);
 
 	rt_evlog_reader_free(rd);
