@@ -73,8 +73,8 @@ const char *rt_fmt_window(char *buf, size_t len,
 	else
 		rt_fmt_bytes(k, sizeof(k), win->keep_bytes);
 	if (!win->dropped_events) {
-		snprintf(buf, len, "all of the run's (a flight recorder, "
-			 "--keep=%s, dropped none)", k);
+		snprintf(buf, len, "all the run's: the flight recorder "
+			 "(--keep=%s) dropped none", k);
 		return buf;
 	}
 	snprintf(buf, len, "the last %s of the run (from %s on), %s event%s "
