@@ -845,19 +845,23 @@ static void copy_block(struct rt_evlog_writer *w, const struct lw_ring *ring,
 /*
  * The flight recorder's end: the last blocks go to the spool, then the
  * window record and the kept blocks, oldest first, into the log.  The
- * copy must leave the disk guard's reserve free: the oldest blocks that
- * do not fit are dropped.
+ * copy must leave the disk guard's reserve free.  Where the spool's file
+ * system can punch holes, each block's space in the spool is freed once
+ * copied, so the copy needs a block's room at a time, as a flush does;
+ * elsewhere the oldest blocks that do not fit are dropped.
  */
 static void write_window(struct rt_evlog_writer *w, uint64_t end_ns)
 {
 	struct lw_ring *ring = w->win;
 	struct rt_log_window win;
 	uint64_t left;
+	bool release;
 	uint8_t *p;
 
 	flush(w);
 	w->win = NULL;
-	left = w->reserve ? space_left(w) : UINT64_MAX;
+	release = lw_can_release(ring);
+	left = w->reserve && !release ? space_left(w) : UINT64_MAX;
 	if (left != UINT64_MAX)
 		lw_trim(ring, left > w->reserve + IO_BUF ?
 				      left - w->reserve - IO_BUF : 0);
@@ -867,8 +871,11 @@ static void write_window(struct rt_evlog_writer *w, uint64_t end_ns)
 	if (p)
 		put_window(p, &win);
 	flush(w);
-	for (size_t i = 0; i < lw_count(ring) && !w->err; i++)
+	for (size_t i = 0; i < lw_count(ring) && !w->err; i++) {
 		copy_block(w, ring, lw_at(ring, i));
+		if (release)
+			lw_release(ring, lw_at(ring, i));
+	}
 	lw_free(ring);
 }
 

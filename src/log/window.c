@@ -209,6 +209,19 @@ int lw_add(struct lw_ring *r, struct lw_block b, const uint8_t *data)
 	return 0;
 }
 
+bool lw_can_release(const struct lw_ring *r)
+{
+	/* a hole past the end of the file changes nothing */
+	return fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			 (off_t)r->fig.spool_bytes, 4096) == 0;
+}
+
+void lw_release(const struct lw_ring *r, const struct lw_block *b)
+{
+	fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+		  (off_t)b->off, (off_t)b->len);
+}
+
 int lw_read(const struct lw_ring *r, const struct lw_block *b, uint8_t *buf)
 {
 	uint64_t done = 0;

@@ -8,6 +8,7 @@
 #ifndef RTRACE_LOG_WINDOW_H
 #define RTRACE_LOG_WINDOW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,13 @@ void lw_keep(const struct lw_ring *r, uint64_t *ns, uint64_t *bytes);
 /* Blocks kept, and block @i of them (0 the oldest). */
 size_t lw_count(const struct lw_ring *r);
 const struct lw_block *lw_at(const struct lw_ring *r, size_t i);
+
+/* Whether the spool's file system can free the space of a block read
+ * for good (a hole punched in the file). */
+bool lw_can_release(const struct lw_ring *r);
+
+/* Frees the space of @b, read for good (after lw_can_release()). */
+void lw_release(const struct lw_ring *r, const struct lw_block *b);
 
 /* Reads the bytes of @b into @buf (@b->len bytes). 0 or -errno. */
 int lw_read(const struct lw_ring *r, const struct lw_block *b, uint8_t *buf);

@@ -72,6 +72,12 @@ const char *rt_fmt_window(char *buf, size_t len,
 		rt_fmt_duration(k, sizeof(k), win->keep_ns);
 	else
 		rt_fmt_bytes(k, sizeof(k), win->keep_bytes);
+	if (!win->events) {
+		snprintf(buf, len, "none: the flight recorder (--keep=%s) "
+			 "kept no event, %s dropped", k,
+			 rt_fmt_count(x, sizeof(x), win->dropped_events));
+		return buf;
+	}
 	if (!win->dropped_events) {
 		snprintf(buf, len, "all the run's: the flight recorder "
 			 "(--keep=%s) dropped none", k);
