@@ -91,6 +91,9 @@ enum rt_log_flags {
 	RT_LOG_COUNT_ONLY = 1 << 0, /* entries only: counts, no times */
 	RT_LOG_ATTACHED = 1 << 1,   /* joined a running process */
 	RT_LOG_COVERAGE = 1 << 2,   /* each function's first call only */
+	RT_LOG_WINDOW = 1 << 3,     /* a flight recorder (--keep=TIME|SIZE):
+				     * the events are the last ones only, and
+				     * a window record says which */
 };
 
 /* One row of a function table. */
@@ -199,6 +202,21 @@ enum rt_log_end_flags {
 				  * found too little space left */
 };
 
+/* The flight recorder's window: which events a log that keeps the last
+ * ones only (RT_LOG_WINDOW) holds.  Events are kept or dropped by whole
+ * blocks, oldest first. */
+struct rt_log_window {
+	uint64_t first_ts, last_ts;  /* earliest and latest event kept, 0
+				      * when none was */
+	uint64_t end_ns;             /* the run's end */
+	uint64_t events;             /* events kept */
+	uint64_t bytes;              /* their bytes in the log */
+	uint64_t dropped_events;     /* recorded before the window: dropped */
+	uint64_t dropped_blocks;
+	uint64_t keep_ns;            /* --keep: a time, or */
+	uint64_t keep_bytes;         /* a size */
+};
+
 /* ---- writer ---------------------------------------------------------- */
 
 struct rt_evlog_writer;
@@ -289,6 +307,20 @@ void rt_evlog_keep_events(struct rt_evlog_writer *w, bool keep);
 int rt_evlog_write_profile(struct rt_evlog_writer *w, const void *bytes,
 			   size_t n);
 
+/* Makes @w a flight recorder: finished event blocks go to a spool next
+ * to the log, which keeps those within @ns of the newest event (@ns not
+ * 0) or the newest that add up to at most @bytes; at close, the kept
+ * blocks and a window record (rt_log_window) go into the log, after the
+ * tables and before the end block.  Call right after rt_evlog_create(),
+ * with RT_LOG_WINDOW in the session's flags.  0 or -errno (logged). */
+int rt_evlog_keep_last(struct rt_evlog_writer *w, uint64_t ns,
+		       uint64_t bytes);
+
+/* The window so far of a flight recorder, as of the last flush (false
+ * when @w is none); end_ns is 0. */
+bool rt_evlog_window_now(const struct rt_evlog_writer *w,
+			 struct rt_log_window *out);
+
 /* Writes buffered events, then @end if non-NULL, closes and frees.  Returns
  * 0 or the first write error (-errno); accepts NULL. */
 int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end);
@@ -378,6 +410,11 @@ const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
 /* The end block once the whole file was read, or NULL when the log stops
  * before it (rtrace was killed, or the disk filled up). */
 const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r);
+
+/* The window record of a flight recorder's log (RT_LOG_WINDOW), found
+ * when the log was opened; NULL for other logs, and for one cut short
+ * before its window was written.  Valid until the reader is freed. */
+const struct rt_log_window *rt_evlog_window(const struct rt_evlog_reader *r);
 
 /* Whether the file ends inside a block (bytes after the last whole
  * record were ignored). */

@@ -29,6 +29,14 @@ extern const struct rt_output_ops rt_output_csv;
 void rt_text_ending(FILE *out, const struct rt_report *rep);
 void rt_text_figures(FILE *out, const struct rt_report *rep);
 
+/* Which events a flight recorder's log (RT_LOG_WINDOW in @info) holds,
+ * for people ("the last 30.0 s of the run (from 2.0 s on), 1.2 M events
+ * before them dropped (--keep=30s)") into @buf; NULL for other logs.
+ * @win is the log's window record (NULL when the log lacks it). */
+const char *rt_fmt_window(char *buf, size_t len,
+			  const struct rt_log_info *info,
+			  const struct rt_log_window *win);
+
 /* The lines the text report prints under its table (rows left out, what
  * the columns and marks mean, what was not probed, where the program
  * stopped), to @out: the HTML report carries them too. */

@@ -22,6 +22,9 @@ struct rt_progress_figures {
 	uint64_t events;     /* events recorded */
 	uint64_t stops;      /* ptrace stops */
 	uint64_t log_bytes;  /* the log's size so far */
+	uint64_t window_bytes;  /* a flight recorder's events kept so far,
+				 * not yet in the log; 0 for other logs */
+	bool window;         /* a flight recorder (--keep=TIME|SIZE) */
 };
 
 /* Starts the clock of the line (SIGUSR1: rt_progress_listen()).  The line is shown

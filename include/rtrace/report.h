@@ -62,6 +62,8 @@ struct rt_report {
 	const struct rt_log_info *info;
 	const struct rt_log_end *end;   /* NULL when the log is cut short */
 	bool cut;                       /* the file ends inside a block */
+	const struct rt_log_window *window;  /* a flight recorder's, or
+					      * NULL */
 	struct rt_analysis_summary sum;
 	enum rt_by by;                  /* never RT_BY_AUTO */
 	size_t nrows;                   /* after --limit */

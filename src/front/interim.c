@@ -123,6 +123,11 @@ int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 			o->log_path);
 		return -EINVAL;
 	}
+	if (o->keep.mode == RT_KEEP_LAST) {
+		pr_warn("no interim report: a flight recorder's events reach "
+			"the log when the trace ends");
+		return -EINVAL;
+	}
 	rt_evlog_flush(w);
 	if (pipe2(pfd, O_CLOEXEC) != 0) {
 		pr_warn("no interim report: %s", strerror(errno));

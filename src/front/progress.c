@@ -73,7 +73,7 @@ bool rt_progress_due(void)
 
 void rt_progress_draw(const struct rt_progress_figures *f)
 {
-	char line[256], c[32], r[32], s[32], b[32];
+	char line[256], c[32], r[32], s[32], b[32], k[32];
 	uint64_t t = now_ns(), dt = t - pg.drawn_at;
 	uint64_t rate = dt ? (f->events - pg.events_at_draw) * 1000000000ULL /
 				     dt : 0;
@@ -85,6 +85,10 @@ void rt_progress_draw(const struct rt_progress_figures *f)
 		     rt_fmt_count(r, sizeof(r), rate),
 		     rt_fmt_count(s, sizeof(s), f->stops), rt_s(f->stops),
 		     rt_fmt_bytes(b, sizeof(b), f->log_bytes));
+	if (f->window && n > 0 && (size_t)n < sizeof(line))
+		n += snprintf(line + n, sizeof(line) - n, " + last %s of "
+			      "events kept",
+			      rt_fmt_bytes(k, sizeof(k), f->window_bytes));
 	pg.drawn_at = t;
 	pg.events_at_draw = f->events;
 	if (!pg.tty) {

@@ -729,7 +729,8 @@ static int open_log(const struct rt_opts *o, const struct target *t,
 		.cost = *cost, .pid = pid,
 		.flags = (o->count_only ? RT_LOG_COUNT_ONLY : 0) |
 			 (o->coverage ? RT_LOG_COVERAGE : 0) |
-			 (o->attach_pid ? RT_LOG_ATTACHED : 0),
+			 (o->attach_pid ? RT_LOG_ATTACHED : 0) |
+			 (o->keep.mode == RT_KEEP_LAST ? RT_LOG_WINDOW : 0),
 		.cmdline = cmd, .cwd = cwd, .host = host,
 		.version = RTRACE_VERSION, .cost_later = late_cost(o),
 	};
@@ -743,6 +744,13 @@ static int open_log(const struct rt_opts *o, const struct target *t,
 	info.start_real_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	err = rt_evlog_create(o->log_path, &info, w);
 	free(cmd);
+	if (!err && o->keep.mode == RT_KEEP_LAST) {
+		err = rt_evlog_keep_last(*w, o->keep.ns, o->keep.bytes);
+		if (err) {
+			rt_evlog_close(*w, NULL);
+			*w = NULL;
+		}
+	}
 	if (!err && o->keep.mode != RT_KEEP_ALL)
 		live_profile = tap_profile(*w, o->log_path, o->raw_times,
 					   o->keep.mode == RT_KEEP_NONE);
@@ -802,6 +810,8 @@ static void show_progress(struct rt_tracer *tr, const struct rt_opts *o,
 			  struct rt_evlog_writer *w)
 {
 	struct rt_tracer_stats st;
+	struct rt_log_window win;
+	bool window;
 
 	if (rt_progress_report_asked()) {
 		rt_progress_clear();
@@ -810,9 +820,11 @@ static void show_progress(struct rt_tracer *tr, const struct rt_opts *o,
 	if (!rt_progress_due() || rt_interim_busy())
 		return;
 	rt_tracer_stats(tr, &st);
+	window = rt_evlog_window_now(w, &win);
 	rt_progress_draw(&(struct rt_progress_figures){
 		.calls = st.calls, .events = rt_evlog_nevents(w),
-		.stops = st.stops, .log_bytes = rt_evlog_size(w) });
+		.stops = st.stops, .log_bytes = rt_evlog_size(w),
+		.window = window, .window_bytes = window ? win.bytes : 0 });
 }
 
 static void trace_loop(struct rt_tracer *tr, const struct rt_opts *o,
@@ -957,9 +969,30 @@ static int attach_and_trace(struct target *t, const struct rt_opts *o,
 	return err ? RT_EXIT_TRACE : 0;
 }
 
+/* A flight recorder's log: what its window kept. */
+static void print_window(const struct rt_log_window *win)
+{
+	char d[32], e[32], b[32], x[32];
+
+	if (!win->events) {
+		fprintf(stderr, "rtrace: flight recorder: no event kept\n");
+		return;
+	}
+	fprintf(stderr, "rtrace: flight recorder: the log keeps the last %s "
+		"of events (%s event%s, %s); %s event%s before them "
+		"dropped\n",
+		rt_fmt_duration(d, sizeof(d), win->end_ns > win->first_ts ?
+					win->end_ns - win->first_ts : 0),
+		rt_fmt_count(e, sizeof(e), win->events), rt_s(win->events),
+		rt_fmt_bytes(b, sizeof(b), win->bytes),
+		rt_fmt_count(x, sizeof(x), win->dropped_events),
+		rt_s(win->dropped_events));
+}
+
 static void print_summary(const struct rt_opts *o, const struct target *t,
 			  const struct run_result *res, uint64_t events,
-			  uint64_t dropped, bool space_cut)
+			  uint64_t dropped, bool space_cut,
+			  const struct rt_log_window *win)
 {
 	char c[32], e[32];
 
@@ -974,6 +1007,8 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		rt_fmt_count(e, sizeof(e), events), rt_s(events),
 		(unsigned long long)res->st.threads, rt_s(res->st.threads),
 		o->log_path);
+	if (win)
+		print_window(win);
 	if (space_cut)
 		fprintf(stderr, "rtrace: the log is cut for space (disk "
 			"space ran low, recording stopped early); its report "
@@ -1085,7 +1120,8 @@ static void print_stats(const struct run_result *res, uint64_t events)
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
-		      uint64_t *events, uint64_t *dropped, bool *space_cut)
+		      uint64_t *events, uint64_t *dropped, bool *space_cut,
+		      struct rt_log_window *win)
 {
 	struct rt_log_end end = {
 		.end_ns = now_ns(), .status = res->status,
@@ -1103,6 +1139,10 @@ static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
 		write_profile(w, live_profile, &end);
 	live_profile = NULL;
 	*space_cut = rt_evlog_space_cut(w);
+	/* the last blocks join the window first */
+	rt_evlog_flush(w);
+	if (rt_evlog_window_now(w, win))
+		win->end_ns = end.end_ns;
 	return rt_evlog_close(w, &end);
 }
 
@@ -1117,6 +1157,7 @@ int rt_session_record(const struct rt_opts *o)
 	struct run_result res = { 0 };
 	struct rt_stop_cost cost;
 	uint64_t events = 0, dropped = 0;
+	struct rt_log_window win = { 0 };
 	bool space_cut = false;
 	int code = prepare(&t, o);
 
@@ -1137,14 +1178,15 @@ int rt_session_record(const struct rt_opts *o)
 	    !rt_calibrate_stop_cost(&cost))
 		rt_evlog_set_cost(w, &cost);
 	if (w)
-		finish_log(w, &res, &events, &dropped, &space_cut);
+		finish_log(w, &res, &events, &dropped, &space_cut, &win);
 	if (code)
 		goto out;
 	/* a program rtrace launched gives its status; one it left running,
 	 * or joined and left, gives none */
 	code = res.ended && !o->attach_pid ? rt_waitstatus_shell_code(res.status)
 	       : res.ended || res.detached ? RT_EXIT_OK : RT_EXIT_TRACE;
-	print_summary(o, &t, &res, events, dropped, space_cut);
+	print_summary(o, &t, &res, events, dropped, space_cut,
+		      o->keep.mode == RT_KEEP_LAST ? &win : NULL);
 	if (o->stats)
 		print_stats(&res, events);
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)

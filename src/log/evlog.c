@@ -27,6 +27,7 @@
 #include "rtrace/util.h"
 
 #include "packed.h"
+#include "window.h"
 
 /* ---- the format ------------------------------------------------------- */
 
@@ -46,6 +47,7 @@ enum block_type {
 	BLK_STACK = 7,
 	BLK_PACKED = 8,		/* version 2: packed events */
 	BLK_PROFILE = 9,	/* the run's profile, opaque to this stage */
+	BLK_WINDOW = 10,	/* a flight recorder's window */
 };
 
 #define STR_NONE UINT32_MAX	/* string length that stands for NULL */
@@ -54,6 +56,7 @@ enum block_type {
 #define SESSION_FIXED 32
 #define FUNC_FIXED 28
 #define END_LEN 44
+#define WINDOW_LEN 72
 
 /* Writer staging buffer and reader window: one event block at most. */
 #define IO_BUF (1u << 20)
@@ -157,6 +160,8 @@ static const char *block_name(uint32_t type)
 		return "packed event";
 	case BLK_PROFILE:
 		return "profile";
+	case BLK_WINDOW:
+		return "window";
 	}
 	return "unknown";
 }
@@ -192,6 +197,10 @@ struct rt_evlog_writer {
 	rt_evlog_tap_fn tap;	/* sees every block before it is written */
 	void *tap_ctx;
 	bool drop_events;	/* event blocks go to the tap only */
+	char *path;		/* of the log */
+	size_t blk_max;		/* bytes an event block takes at most */
+	struct lw_ring *win;	/* a flight recorder's spool, or NULL */
+	struct pk_state *scan;	/* its codec, to read a block's times */
 };
 
 static void write_failed(struct rt_evlog_writer *w, int err)
@@ -216,20 +225,41 @@ static void close_events(struct rt_evlog_writer *w)
 	w->evlim = 0;
 }
 
-/* Whole packed events in the first @n bytes of a block's payload. */
-static uint64_t packed_within(const uint8_t *p, size_t n)
+/*
+ * Whole events in the first @n bytes of the payload of an event block of
+ * @type, and their earliest and latest time stamps in *@lo and *@hi when
+ * @lo is not NULL.  @s is the codec to use, or NULL for a new one.
+ */
+static uint64_t events_in(struct pk_state *s, uint32_t type,
+			  const uint8_t *p, size_t n, uint64_t *lo,
+			  uint64_t *hi)
 {
-	struct pk_state *s = xcalloc(1, sizeof(*s));
+	struct pk_state *own = s ? NULL : xcalloc(1, sizeof(*own));
+	uint64_t count = 0, a = UINT64_MAX, b = 0;
 	struct rt_event ev;
-	uint64_t count = 0;
 	const char *why;
-	long got;
+	long got = 0;
 
+	if (own)
+		s = own;
 	pk_reset(s);
-	for (size_t at = 0; (got = pk_decode(s, p + at, p + n, &ev, &why)) > 0;
-	     at += got)
-		count++;
-	free(s);
+	for (size_t at = 0; at < n; at += got, count++) {
+		if (type == BLK_EVENTS) {
+			if (n - at < RT_EVENT_SIZE)
+				break;
+			got = RT_EVENT_SIZE;
+			ev.ts = get_u64(p + at);
+		} else if ((got = pk_decode(s, p + at, p + n, &ev, &why)) <= 0) {
+			break;
+		}
+		a = MIN(a, ev.ts);
+		b = MAX(b, ev.ts);
+	}
+	free(own);
+	if (lo) {
+		*lo = count ? a : 0;
+		*hi = b;
+	}
 	return count;
 }
 
@@ -246,11 +276,10 @@ static uint64_t events_within(const uint8_t *buf, size_t head, size_t len,
 
 		if (body >= done)
 			break;
-		if (type == BLK_EVENTS)
-			n += (MIN(body + size, done) - body) / RT_EVENT_SIZE;
-		else if (type == BLK_PACKED)
-			n += packed_within(buf + body,
-					   MIN(body + size, done) - body);
+		if (type == BLK_EVENTS || type == BLK_PACKED)
+			n += events_in(NULL, type, buf + body,
+				       MIN(body + size, done) - body, NULL,
+				       NULL);
 		at = body + size;
 	}
 	return n;
@@ -289,10 +318,24 @@ static uint64_t space_left(const struct rt_evlog_writer *w)
 	return (uint64_t)st.f_bavail * st.f_frsize;
 }
 
-/* Takes the event blocks out of the staged bytes; tables stay. */
-static void strip_staged_events(struct rt_evlog_writer *w)
+/* Hands the event block staged at [@at, @end) to the flight recorder's
+ * spool; a block with no event is left out. 0 or -errno. */
+static int spool_block(struct rt_evlog_writer *w, size_t at, size_t end)
+{
+	struct lw_block b = { .len = end - at };
+
+	b.events = events_in(w->scan, get_u32(w->buf + at),
+			     w->buf + at + BLOCK_HDR, b.len - BLOCK_HDR,
+			     &b.first_ts, &b.last_ts);
+	return b.events ? lw_add(w->win, b, w->buf + at) : 0;
+}
+
+/* Takes the event blocks out of the staged bytes (tables stay), into the
+ * spool when @spool.  0 or the spool's first write error. */
+static int take_staged_events(struct rt_evlog_writer *w, bool spool)
 {
 	size_t out = w->head, at = w->head;
+	int err = 0;
 
 	while (at + BLOCK_HDR <= w->len) {
 		uint32_t type = get_u32(w->buf + at);
@@ -301,15 +344,18 @@ static void strip_staged_events(struct rt_evlog_writer *w)
 		if (type != BLK_EVENTS && type != BLK_PACKED) {
 			memmove(w->buf + out, w->buf + at, end - at);
 			out += end - at;
+		} else if (spool && !err) {
+			err = spool_block(w, at, end);
 		}
 		at = end;
 	}
 	w->len = out;
+	return err;
 }
 
 static void drop_staged_events(struct rt_evlog_writer *w)
 {
-	strip_staged_events(w);
+	take_staged_events(w, false);
 	w->dropped += w->pending;
 	w->pending = 0;
 }
@@ -322,9 +368,24 @@ static void tap_staged(struct rt_evlog_writer *w)
 		w->tap(w->tap_ctx, w->buf, w->len);
 	if (!w->drop_events)
 		return;
-	strip_staged_events(w);
+	take_staged_events(w, false);
 	w->written += w->pending;
 	w->pending = 0;
+}
+
+/* A flight recorder's events leave for the spool, not the log: counted
+ * as written, as they would be in the log. 0 or -errno. */
+static int spool_staged_events(struct rt_evlog_writer *w)
+{
+	int err = take_staged_events(w, true);
+
+	if (err) {
+		write_failed(w, err);
+		return err;
+	}
+	w->written += w->pending;
+	w->pending = 0;
+	return 0;
 }
 
 /* Before @n staged bytes go out: stops recording events, once, when they
@@ -358,6 +419,8 @@ static int flush(struct rt_evlog_writer *w)
 	tap_staged(w);
 	rt_fault("flush");
 	t0 = now_ns();
+	if (w->win && spool_staged_events(w) < 0)
+		return w->err;
 	rc = write_all_done(w->fd, w->buf, w->len, &done);
 	w->write_ns += now_ns() - t0;
 	w->bytes += done;
@@ -559,6 +622,8 @@ int rt_evlog_create(const char *path, const struct rt_log_info *info,
 	w->fd = fd;
 	w->buf = xmalloc(IO_BUF);
 	w->version = write_version();
+	w->path = xstrdup(path);
+	w->blk_max = IO_BUF;
 	if (w->version >= 2)
 		w->pk = xcalloc(1, sizeof(*w->pk));
 	/* Nothing is written yet: the header leaves with the first table. */
@@ -711,7 +776,7 @@ static bool open_events(struct rt_evlog_writer *w)
 	w->evhdr = w->len;
 	put_u32(w->buf + w->len, w->pk ? BLK_PACKED : BLK_EVENTS);
 	w->len += BLOCK_HDR;
-	w->evlim = IO_BUF;
+	w->evlim = MIN(IO_BUF, w->len + w->blk_max);
 	if (w->pk)
 		pk_reset(w->pk);
 	return true;
@@ -833,6 +898,118 @@ int rt_evlog_write_profile(struct rt_evlog_writer *w, const void *bytes,
 	return block_end(w);
 }
 
+/* ---- writer: the flight recorder ------------------------------------- */
+
+/* Bytes of an event block of a flight recorder: small against the size
+ * kept, so that the window drops little at a time; a time window gets
+ * blocks of a fraction of a second at high rates (the writer flushes
+ * every second anyway). */
+#define WIN_BLOCK_MIN (64u << 10)
+#define WIN_BLOCK_TIME (256u << 10)
+
+int rt_evlog_keep_last(struct rt_evlog_writer *w, uint64_t ns,
+		       uint64_t bytes)
+{
+	int err = lw_open(w->path, ns, bytes, &w->win);
+
+	if (err)
+		return err;
+	w->scan = xcalloc(1, sizeof(*w->scan));
+	w->blk_max = ns ? WIN_BLOCK_TIME
+			: MIN(MAX(bytes / 16, WIN_BLOCK_MIN), IO_BUF);
+	return 0;
+}
+
+static void window_of(const struct lw_ring *ring, struct rt_log_window *out)
+{
+	struct lw_figures fig = lw_figures(ring);
+
+	*out = (struct rt_log_window){
+		.events = fig.kept_events, .bytes = fig.kept_bytes,
+		.dropped_events = fig.dropped_events,
+		.dropped_blocks = fig.dropped_blocks,
+	};
+	lw_keep(ring, &out->keep_ns, &out->keep_bytes);
+	out->first_ts = lw_count(ring) ? UINT64_MAX : 0;
+	for (size_t i = 0; i < lw_count(ring); i++) {
+		out->first_ts = MIN(out->first_ts, lw_at(ring, i)->first_ts);
+		out->last_ts = MAX(out->last_ts, lw_at(ring, i)->last_ts);
+	}
+}
+
+bool rt_evlog_window_now(const struct rt_evlog_writer *w,
+			 struct rt_log_window *out)
+{
+	if (!w || !w->win)
+		return false;
+	window_of(w->win, out);
+	return true;
+}
+
+static void put_window(uint8_t *p, const struct rt_log_window *win)
+{
+	const uint64_t v[WINDOW_LEN / 8] = {
+		win->first_ts, win->last_ts, win->end_ns, win->events,
+		win->bytes, win->dropped_events, win->dropped_blocks,
+		win->keep_ns, win->keep_bytes,
+	};
+
+	for (size_t i = 0; i < WINDOW_LEN / 8; i++)
+		put_u64(p + 8 * i, v[i]);
+}
+
+/* A kept block goes into the log as it is, through the staging buffer
+ * (empty after a flush); its events were counted when it was spooled. */
+static void copy_spooled(struct rt_evlog_writer *w, const struct lw_ring *ring,
+		       const struct lw_block *b)
+{
+	size_t done = 0;
+	int rc = lw_read(ring, b, w->buf);
+
+	if (!rc)
+		rc = write_all_done(w->fd, w->buf, b->len, &done);
+	w->bytes += done;
+	if (rc < 0)
+		write_failed(w, rc);
+}
+
+/*
+ * The flight recorder's end: the last blocks go to the spool, then the
+ * window record and the kept blocks, oldest first, into the log.  The
+ * copy must leave the disk guard's reserve free.  Where the spool's file
+ * system can punch holes, each block's space in the spool is freed once
+ * copied, so the copy needs a block's room at a time, as a flush does;
+ * elsewhere the oldest blocks that do not fit are dropped.
+ */
+static void write_window(struct rt_evlog_writer *w, uint64_t end_ns)
+{
+	struct lw_ring *ring = w->win;
+	struct rt_log_window win;
+	uint64_t left;
+	bool release;
+	uint8_t *p;
+
+	flush(w);
+	w->win = NULL;
+	release = lw_can_release(ring);
+	left = w->reserve && !release ? space_left(w) : UINT64_MAX;
+	if (left != UINT64_MAX)
+		lw_trim(ring, left > w->reserve + IO_BUF ?
+				      left - w->reserve - IO_BUF : 0);
+	window_of(ring, &win);
+	win.end_ns = end_ns;
+	p = block_begin(w, BLK_WINDOW, WINDOW_LEN);
+	if (p)
+		put_window(p, &win);
+	flush(w);
+	for (size_t i = 0; i < lw_count(ring) && !w->err; i++) {
+		copy_spooled(w, ring, lw_at(ring, i));
+		if (release)
+			lw_release(ring, lw_at(ring, i));
+	}
+	lw_free(ring);
+}
+
 static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
 {
 	uint8_t *p = block_begin(w, BLK_END, END_LEN);
@@ -854,6 +1031,8 @@ int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
 
 	if (!w)
 		return 0;
+	if (w->win && end)
+		write_window(w, end->end_ns);
 	if (end)
 		write_end(w, end);
 	flush(w);
@@ -861,9 +1040,12 @@ int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
 	if (close(w->fd) < 0)
 		write_failed(w, -errno);
 	err = w->err;
+	lw_free(w->win);
 	free(w->buf);
 	free(w->big);
 	free(w->pk);
+	free(w->scan);
+	free(w->path);
 	free(w);
 	return err;
 }
@@ -1006,7 +1188,8 @@ struct rt_evlog_reader {
 	uint8_t *big;		/* a table block larger than the window */
 	struct rt_log_info info;
 	struct rt_log_end end;
-	bool has_end, cut, done;
+	struct rt_log_window window;
+	bool has_end, has_window, cut, done;
 	int err;		/* sticky until rewind */
 	struct rt_log_func **funcs;
 	struct rt_log_stack **stacks;	/* by id */
@@ -1709,6 +1892,41 @@ static int read_session(struct rt_evlog_reader *r)
 	return rc;
 }
 
+/*
+ * A flight recorder's window record, looked for when the log is opened:
+ * views print it before they read the events.  Only block headers are
+ * read on the way; a log that holds no whole record has no window.
+ */
+static void find_window(struct rt_evlog_reader *r)
+{
+	uint8_t h[BLOCK_HDR], p[WINDOW_LEN];
+	uint64_t at = r->first;
+
+	while (at + BLOCK_HDR <= r->size &&
+	       pread(r->fd, h, BLOCK_HDR, at) == BLOCK_HDR) {
+		uint32_t n = get_u32(h + 4);
+
+		if (get_u32(h) != BLK_WINDOW) {
+			at += BLOCK_HDR + (uint64_t)n;
+			continue;
+		}
+		if (n < WINDOW_LEN || pread(r->fd, p, WINDOW_LEN,
+					    at + BLOCK_HDR) != WINDOW_LEN)
+			return;
+		r->window.first_ts = get_u64(p);
+		r->window.last_ts = get_u64(p + 8);
+		r->window.end_ns = get_u64(p + 16);
+		r->window.events = get_u64(p + 24);
+		r->window.bytes = get_u64(p + 32);
+		r->window.dropped_events = get_u64(p + 40);
+		r->window.dropped_blocks = get_u64(p + 48);
+		r->window.keep_ns = get_u64(p + 56);
+		r->window.keep_bytes = get_u64(p + 64);
+		r->has_window = r->window.first_ts <= r->window.last_ts;
+		return;
+	}
+}
+
 static int open_failed(const char *path, int err)
 {
 	pr_err("cannot open %s: %s", path, strerror(-err));
@@ -1751,6 +1969,9 @@ static int reader_start(struct rt_evlog_reader *r,
 
 	if (!rc)
 		rc = read_session(r);
+	/* a stream's window, if any, comes at its end */
+	if (!rc && !r->stream && (r->info.flags & RT_LOG_WINDOW))
+		find_window(r);
 	if (rc < 0) {
 		rt_evlog_reader_free(r);
 		return rc;
@@ -1949,6 +2170,11 @@ const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
 const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r)
 {
 	return r->has_end ? &r->end : NULL;
+}
+
+const struct rt_log_window *rt_evlog_window(const struct rt_evlog_reader *r)
+{
+	return r->has_window ? &r->window : NULL;
 }
 
 bool rt_evlog_cut(const struct rt_evlog_reader *r)

@@ -146,6 +146,8 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 		 rt_fmt_count(c, sizeof(c), rep->sum.calls),
 		 rt_s(rep->sum.calls));
 	meta_row(out, "recorded", line);
+	if (rt_fmt_window(line, sizeof(line), v->info, rep->window))
+		meta_row(out, "events", line);
 	text_lines(out, "figures", rt_text_figures, rep);
 	text_lines(out, "ended", rt_text_ending, rep);
 	notes = said(rt_text_notes, rep);

@@ -36,6 +36,27 @@ static void json_time(FILE *out, const struct rt_fstats *st, const char *key,
 		json_u64(out, key, v, true);
 }
 
+/* A flight recorder's window: times in ns since the log's start. */
+static void json_window(FILE *out, const struct rt_log_info *info,
+			const struct rt_log_window *win)
+{
+	uint64_t t0 = info->start_ns;
+
+	fputs("\"window\": {", out);
+	json_u64(out, "first_ns", win->first_ts > t0 ? win->first_ts - t0 : 0,
+		 true);
+	json_u64(out, "last_ns", win->last_ts > t0 ? win->last_ts - t0 : 0,
+		 true);
+	json_u64(out, "end_ns", win->end_ns > t0 ? win->end_ns - t0 : 0, true);
+	json_u64(out, "events", win->events, true);
+	json_u64(out, "bytes", win->bytes, true);
+	json_u64(out, "dropped_events", win->dropped_events, true);
+	json_u64(out, "dropped_blocks", win->dropped_blocks, true);
+	json_u64(out, "keep_ns", win->keep_ns, true);
+	json_u64(out, "keep_bytes", win->keep_bytes, false);
+	fputs("}, ", out);
+}
+
 static void json_header(FILE *out, const struct rt_report *rep)
 {
 	fputs("{\"command\": ", out);
@@ -59,6 +80,8 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	/* only when set, so that other reports keep their bytes */
 	if (rep->end && rep->end->flags & RT_END_SPACE)
 		fputs("\"cut_for_space\": true, ", out);
+	if (rep->window)
+		json_window(out, rep->info, rep->window);
 	fprintf(out, "\"mode\": \"%s\", ",
 		rep->mode == RT_REPORT_COUNT ? "count" :
 		rep->mode == RT_REPORT_COVERAGE ? "coverage" : "times");

@@ -166,6 +166,7 @@ static void on_leave(void *ctx, const struct rt_call *c)
 struct rt_chrome *rt_chrome_new(FILE *out, const struct rt_view_ctx *v)
 {
 	struct rt_chrome *ch = xcalloc(1, sizeof(*ch));
+	char w[256];
 
 	ch->out = out;
 	ch->v = v;
@@ -174,6 +175,10 @@ struct rt_chrome *rt_chrome_new(FILE *out, const struct rt_view_ctx *v)
 	rt_json_string(out, v->log_path);
 	fputs(",\"command\":", out);
 	rt_json_string(out, v->info->cmdline);
+	if (rt_fmt_window(w, sizeof(w), v->info, rt_evlog_window(v->r))) {
+		fputs(",\"events\":", out);
+		rt_json_string(out, w);
+	}
 	fputs("},\n\"traceEvents\":[", out);
 	return ch;
 }

@@ -232,12 +232,15 @@ static void on_leave(void *ctx, const struct rt_call *c)
 struct rt_replay *rt_replay_new(FILE *out, const struct rt_view_ctx *v)
 {
 	struct rt_replay *rp = xcalloc(1, sizeof(*rp));
+	char w[256];
 
 	rp->out = out;
 	rp->v = v;
 	rp->times = !(v->info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE));
 	fprintf(out, "# rtrace replay: %s\n", v->log_path);
 	fprintf(out, "# command:  %s\n", v->info->cmdline);
+	if (rt_fmt_window(w, sizeof(w), v->info, rt_evlog_window(v->r)))
+		fprintf(out, "# events:   %s\n", w);
 	fputs(rp->times ? "# time: seconds since the program started, on the "
 			  "timeline without rtrace's costs;\n"
 			  "# duration: the call's total time, callees "

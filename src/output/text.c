@@ -55,9 +55,48 @@ void rt_text_ending(FILE *out, const struct rt_report *rep)
 			rt_waitstatus_shell_code(rep->end->status));
 }
 
+const char *rt_fmt_window(char *buf, size_t len,
+			  const struct rt_log_info *info,
+			  const struct rt_log_window *win)
+{
+	char k[32], d[32], f[32], x[32];
+
+	if (!(info->flags & RT_LOG_WINDOW))
+		return NULL;
+	if (!win) {
+		snprintf(buf, len, "none: a flight recorder's log cut short "
+			 "before its window was written");
+		return buf;
+	}
+	if (win->keep_ns)
+		rt_fmt_duration(k, sizeof(k), win->keep_ns);
+	else
+		rt_fmt_bytes(k, sizeof(k), win->keep_bytes);
+	if (!win->events) {
+		snprintf(buf, len, "none: the flight recorder (--keep=%s) "
+			 "kept no event, %s dropped", k,
+			 rt_fmt_count(x, sizeof(x), win->dropped_events));
+		return buf;
+	}
+	if (!win->dropped_events) {
+		snprintf(buf, len, "all the run's: the flight recorder "
+			 "(--keep=%s) dropped none", k);
+		return buf;
+	}
+	snprintf(buf, len, "the last %s of the run (from %s on), %s event%s "
+		 "before them dropped (--keep=%s)",
+		 rt_fmt_duration(d, sizeof(d), win->end_ns > win->first_ts ?
+					win->end_ns - win->first_ts : 0),
+		 rt_fmt_duration(f, sizeof(f), win->first_ts > info->start_ns ?
+					win->first_ts - info->start_ns : 0),
+		 rt_fmt_count(x, sizeof(x), win->dropped_events),
+		 rt_s(win->dropped_events), k);
+	return buf;
+}
+
 static void print_header(FILE *out, const struct rt_report *rep)
 {
-	char d[32], e[32], c[32];
+	char d[32], e[32], c[32], w[256];
 
 	fprintf(out, "# rtrace report: %s\n", rep->log_path);
 	fprintf(out, "# command:  %s\n", rep->info->cmdline);
@@ -67,6 +106,8 @@ static void print_header(FILE *out, const struct rt_report *rep)
 		rep->sum.threads,
 		rep->sum.processes, rt_fmt_count(e, sizeof(e), rep->sum.events),
 		rt_fmt_count(c, sizeof(c), rep->sum.calls));
+	if (rt_fmt_window(w, sizeof(w), rep->info, rep->window))
+		fprintf(out, "# events:   %s\n", w);
 	fputs("# ended:    ", out);
 	rt_text_ending(out, rep);
 	if (rep->end && rep->end->flags & RT_END_SPACE)

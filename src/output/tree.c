@@ -64,7 +64,7 @@ static size_t prune(const struct rt_cct *t, const struct rt_opts *o,
 
 static void print_header(FILE *out, const struct rt_view_ctx *v)
 {
-	char c[32];
+	char c[32], w[256];
 
 	fprintf(out, "# rtrace tree: %s\n", v->log_path);
 	fprintf(out, "# command:  %s\n", v->info->cmdline);
@@ -72,6 +72,8 @@ static void print_header(FILE *out, const struct rt_view_ctx *v)
 		rt_fmt_count(c, sizeof(c), v->sum->calls), v->sum->threads,
 		rt_s(v->sum->threads), v->sum->processes,
 		v->sum->processes == 1 ? "" : "es");
+	if (rt_fmt_window(w, sizeof(w), v->info, rt_evlog_window(v->r)))
+		fprintf(out, "# events:   %s\n", w);
 	if (v->info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
 		fputs("# counts only: entries were recorded, not returns: no "
 		      "times, no callers\n", out);
@@ -162,6 +164,7 @@ static void json_node(FILE *out, const struct walk *w, uint32_t n)
 
 static void write_json(FILE *out, const struct rt_view_ctx *v, struct walk *w)
 {
+	char line[256];
 	unsigned closed;
 	uint32_t n = walk_next(w, &closed);
 
@@ -169,6 +172,10 @@ static void write_json(FILE *out, const struct rt_view_ctx *v, struct walk *w)
 	rt_json_string(out, v->log_path);
 	fputs(", \"command\": ", out);
 	rt_json_string(out, v->info->cmdline);
+	if (rt_fmt_window(line, sizeof(line), v->info, rt_evlog_window(v->r))) {
+		fputs(", \"events\": ", out);
+		rt_json_string(out, line);
+	}
 	fprintf(out, ", \"calls\": %llu, \"tree\": [",
 		(unsigned long long)v->sum->calls);
 	for (bool first = true; n; first = false) {

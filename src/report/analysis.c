@@ -34,6 +34,7 @@
 #include "rtrace/log.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
+#include "rtrace/winstart.h"
 
 struct frame {
 	uint32_t func;
@@ -971,6 +972,7 @@ static void warn_unknown(const struct rt_evlog_reader *r, uint64_t n)
 struct rt_analysis_pass {
 	struct rt_evlog_reader *r;
 	struct rt_frames *f;
+	struct rt_winstart *ws;	/* a flight recorder's window start */
 	size_t known;		/* functions of the table told to @f */
 	uint64_t last, unknown;
 	int err;
@@ -990,6 +992,7 @@ struct rt_analysis_pass *rt_analysis_pass_new(struct rt_evlog_reader *r,
 	if (info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
 		o.count_only = true;
 	p->r = r;
+	p->ws = rt_winstart_scan(r);
 	p->f = rt_frames_new(&o, info->stop_cost_ns, info->start_ns, sinks,
 			     nsinks);
 	rt_frames_set_curve(p->f, &info->cost);
@@ -1011,6 +1014,7 @@ int rt_analysis_pass_run(struct rt_analysis_pass *p)
 			p->unknown++;
 			continue;
 		}
+		rt_winstart_feed(p->ws, p->f, &ev);
 		rt_frames_feed(p->f, &ev);
 		p->last = MAX(p->last, ev.ts);
 	}
@@ -1027,6 +1031,10 @@ int rt_analysis_pass_finish(struct rt_analysis_pass *p,
 	rt_frames_finish(p->f, end ? MAX(end->end_ns, p->last) : p->last,
 			 sum);
 	rt_frames_free(p->f);
+	/* the calls made up at a window's start are no events */
+	if (sum)
+		sum->events -= rt_winstart_fed(p->ws);
+	rt_winstart_free(p->ws);
 	if (sum)
 		sum->unknown_funcs = p->unknown;
 	warn_unknown(p->r, p->unknown);

@@ -392,6 +392,7 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	rep->log_path = log_path;
 	rep->info = rt_evlog_info(r);
 	rep->end = rt_evlog_end(r);
+	rep->window = rt_evlog_window(r);
 	rep->cut = rt_evlog_cut(r) || !rep->end;
 	rep->by = o->by;
 	if (rep->by == RT_BY_AUTO)

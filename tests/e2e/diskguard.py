@@ -16,7 +16,10 @@ says in its summary that the log was cut for space; space is left on the
 file system (the reserve, 2 MiB at least); the log ends cleanly (its
 report says the program exited), and the text report and the JSON report
 say it was cut for space.  The counts in the report are below the full
-run's (recording stopped) and above zero.
+run's (recording stopped) and above zero.  A flight recorder
+(--keep=10s) on the same file system stops in time too, its spool
+included, and its log still gets the window's events: the reserve is
+left free, the JSON report's window holds events and is cut for space.
 """
 import json
 import os
@@ -43,8 +46,12 @@ echo $? >"$1.status"
 df -B1 --output=avail "$1" | tail -1 >"$1.avail"
 "$2" report "$1/g.rtrace" >"$1.report" 2>&1
 "$2" report --format=json "$1/g.rtrace" >"$1.json" 2>&1
+rm -f "$1/g.rtrace"
+"$2" record --keep=10s -o "$1/k.rtrace" -f 'hotloop::*' "$3" %d >/dev/null 2>"$1.kerr"
+df -B1 --output=avail "$1" | tail -1 >"$1.kavail"
+"$2" report --format=json "$1/k.rtrace" >"$1.kjson" 2>&1
 exit 0
-""" % CALLS
+""" % (CALLS, CALLS)
 
 
 check = driver.row
@@ -95,6 +102,19 @@ def checks(native, mnt):
             if f["name"] == "hotloop::leaf"]
     check("some calls recorded, not all", leaf and 0 < leaf[0] < CALLS,
           str(leaf))
+    avail = int(read(mnt + ".kavail"))
+    check("flight recorder: reserve left free", avail >= 2 << 20,
+          "%d bytes free" % avail)
+    try:
+        js = json.loads(read(mnt + ".kjson"))
+    except ValueError as e:
+        js = {"error": str(e)}
+    win = js.get("window", {})
+    check("flight recorder: window's events in the log",
+          win.get("events", 0) > 0 and js.get("events") == win["events"],
+          str(win))
+    check("flight recorder: cut for space", js.get("cut_for_space") is True,
+          read(mnt + ".kerr").strip()[-300:])
 
 
 def main():

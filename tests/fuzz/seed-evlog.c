@@ -8,8 +8,8 @@
  * type and the shapes `rtrace record` produces: one thread, several
  * threads and processes with renames, a table split in two blocks, a log
  * without an end block, count-only and coverage sessions, a sparse
- * function id, a calibration curve, call stacks (--stack), and a log cut
- * inside its last block.  Each is written in both formats: packed events
+ * function id, a calibration curve, call stacks (--stack), a flight
+ * recorder's window (--keep), and a log cut inside its last block.  Each is written in both formats: packed events
  * (format version 2, NAME) and 40-byte records (version 1, NAME-v1).
  * tests/fuzz/make-seeds.sh runs it; the output is checked in.
  */
@@ -205,6 +205,21 @@ static void stacks(void)
 	finish(w, true);
 }
 
+/* A flight recorder (--keep): tables, then the window record and the
+ * window's events at the end. */
+static void window(void)
+{
+	struct rt_evlog_writer *w = create("window", RT_LOG_WINDOW, 2);
+
+	if (rt_evlog_keep_last(w, 0, 1 << 20) < 0)
+		exit(1);
+	rt_evlog_write_funcs(w, funcs, 3);
+	rt_evlog_write_thread(w, 4242, 4242, "demo", 0);
+	calls(w, 4242, 10);
+	rt_evlog_write_process(w, 4242, 1, "/src/demo/demo");
+	finish(w, true);
+}
+
 /* A log whose last block was being written when rtrace died. */
 static void cut(void)
 {
@@ -269,6 +284,7 @@ int main(int argc, char **argv)
 		count_only();
 		sparse_ids();
 		stacks();
+		window();
 		cut();
 		profile();
 	}

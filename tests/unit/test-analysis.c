@@ -1431,18 +1431,38 @@ TEST_CASE(profile_many_rows)
 
 /* ---- through a log ------------------------------------------------------- */
 
+/* A new log in a directory of its own, made from @dir's template: its
+ * path (caller frees, and removes both with log_remove()). */
+static char *log_new(char *dir)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		abort();
+	}
+	return xasprintf("%s/t.rtlog", dir);
+}
+
+/* The function table of the logs below. */
+enum { L_MAIN, L_F, L_G, L_H };
+static const struct rt_log_func funcs[] = {
+	{ .id = L_MAIN, .addr = 0x401000, .size = 64, .name = "main" },
+	{ .id = L_F, .addr = 0x401040, .size = 16, .name = "f" },
+	{ .id = L_G, .addr = 0x401050, .size = 16, .name = "g" },
+	{ .id = L_H, .addr = 0x401060, .size = 16, .name = "h" },
+};
+
+static void log_remove(char *dir, char *path)
+{
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 TEST_CASE(analyse_log)
 {
-	enum { L_MAIN, L_F, L_G, L_H };
 	static const struct rt_log_info info = {
 		.start_ns = T0, .stop_cost_ns = 10, .pid = PID,
 		.cmdline = "./demo", .version = "test",
-	};
-	const struct rt_log_func funcs[] = {
-		{ .id = L_MAIN, .addr = 0x401000, .size = 64, .name = "main" },
-		{ .id = L_F, .addr = 0x401040, .size = 16, .name = "f" },
-		{ .id = L_G, .addr = 0x401050, .size = 16, .name = "g" },
-		{ .id = L_H, .addr = 0x401060, .size = 16, .name = "h" },
 	};
 	/* main calls f, f tail-jumps to g (paired through the function
 	 * table's addresses), main calls h, which is still running when
@@ -1465,11 +1485,7 @@ TEST_CASE(analyse_log)
 	struct run r;
 	char *path;
 
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		abort();
-	}
-	path = xasprintf("%s/t.rtlog", dir);
+	path = log_new(dir);
 	TEST_EQ(rt_evlog_create(path, &info, &w), 0);
 	TEST_EQ(rt_evlog_write_funcs(w, funcs, ARRAY_SIZE(funcs)), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(e); i++)
@@ -1509,9 +1525,94 @@ TEST_CASE(analyse_log)
 	run_done(&r);
 
 	rt_evlog_reader_free(rd);
-	unlink(path);
-	rmdir(dir);
-	free(path);
+	log_remove(dir, path);
+}
+
+/*
+ * A flight recorder's window starts inside main -> f on thread TID, in
+ * the middle of f's many calls of g: main and f are already running (no
+ * call of their own counted, their time from the window's start), and
+ * nothing is lost or unmatched.  Thread TID + 1 starts inside the window:
+ * nothing of it ran before, its exit without an entry stays unmatched.
+ */
+TEST_CASE(analyse_window_start)
+{
+	static const struct rt_log_info info = {
+		.start_ns = T0, .pid = PID, .flags = RT_LOG_WINDOW,
+		.cmdline = "./demo", .version = "test",
+	};
+	enum { NG = 400000 };	/* calls of g: several MiB of events */
+	const uint64_t t_end = 100 + 4 * NG + 1000;
+	const struct rt_log_end end = { .end_ns = T0 + t_end,
+					.how = RT_END_EXITED };
+	struct rt_event late[] = {
+		ev(t_end - 500, RT_EV_THREAD_START, RT_FUNC_NONE, 0, TID + 1, 0),
+		ev(t_end - 400, RT_EV_ENTRY, L_H, S0, TID + 1, 0),
+		ev(t_end - 300, RT_EV_EXIT, L_H, S0, TID + 1, 0),
+		ev(t_end - 250, RT_EV_EXIT, L_MAIN, S3, TID + 1, 0),
+		ev(t_end - 100, RT_EV_EXIT, L_F, S1, TID, 0),
+		ev(t_end - 50, RT_EV_EXIT, L_MAIN, S0, TID, 0),
+	};
+	char dir[] = "/tmp/rtrace-test-analysis-XXXXXX";
+	struct rt_analysis_opts o0 = { .stop_cost_ns = 0 };
+	const struct rt_log_window *win;
+	struct rt_evlog_writer *w;
+	struct rt_evlog_reader *rd;
+	struct rt_event e;
+	struct rt_sink sink;
+	struct run r;
+	uint64_t kept_g;
+	char *path;
+
+	path = log_new(dir);
+	TEST_EQ(rt_evlog_create(path, &info, &w), 0);
+	TEST_EQ(rt_evlog_keep_last(w, 0, 1 << 20), 0);
+	TEST_EQ(rt_evlog_write_funcs(w, funcs, ARRAY_SIZE(funcs)), 0);
+	e = ev(50, RT_EV_ENTRY, L_MAIN, S0, TID, 0);
+	rt_evlog_append(w, &e);
+	e = ev(100, RT_EV_ENTRY, L_F, S1, TID, 0);
+	rt_evlog_append(w, &e);
+	for (uint64_t i = 0; i < NG; i++) {
+		e = ev(200 + 4 * i, RT_EV_ENTRY, L_G, S2, TID, 0);
+		rt_evlog_append(w, &e);
+		e = ev(202 + 4 * i, RT_EV_EXIT, L_G, S2, TID, 0);
+		rt_evlog_append(w, &e);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(late); i++)
+		rt_evlog_append(w, &late[i]);
+	TEST_EQ(rt_evlog_close(w, &end), 0);
+	TEST_EQ(rt_evlog_open(path, &rd), 0);
+	win = rt_evlog_window(rd);
+	TEST_TRUE(win != NULL);
+	TEST_TRUE(win->dropped_events > 0);
+
+	memset(&r, 0, sizeof(r));
+	r.prof = rt_profile_new(RT_SPLIT_NONE);
+	sink = rt_profile_sink(r.prof);
+	TEST_EQ(rt_analyse(rd, &o0, &sink, 1, &r.sum), 0);
+	/* the window's first event is one of g's, at 200 + 4 i or 202 + 4 i:
+	 * the calls of g whose entry it holds, and maybe one running */
+	TEST_TRUE(win->first_ts >= T0 + 200);
+	kept_g = (T0 + 4 * NG + 200 - win->first_ts) / 4;
+	TEST_TRUE(kept_g > 0 && kept_g < NG);
+	TEST_EQ(prof(&r, 0, L_G)->calls, kept_g);
+	TEST_EQ(prof(&r, 0, L_G)->partial, (win->first_ts - T0) % 4 != 0);
+	/* main and f: running since the window's first event */
+	TEST_EQ(prof(&r, 0, L_F)->calls, 0);
+	TEST_EQ(prof(&r, 0, L_F)->partial, 1);
+	TEST_EQ(prof(&r, 0, L_F)->total, T0 + t_end - 100 - win->first_ts);
+	TEST_EQ(prof(&r, 0, L_MAIN)->partial, 1);
+	TEST_EQ(prof(&r, 0, L_MAIN)->total, T0 + t_end - 50 - win->first_ts);
+	/* h: a whole call of the thread that started in the window */
+	TEST_EQ(prof(&r, 0, L_H)->calls, 1);
+	TEST_EQ(prof(&r, 0, L_H)->partial, 0);
+	TEST_EQ(r.sum.unmatched_exits, 1);
+	TEST_EQ(r.sum.incomplete, 0);
+	TEST_EQ(r.sum.events, win->events);
+	run_done(&r);
+
+	rt_evlog_reader_free(rd);
+	log_remove(dir, path);
 }
 
 /*

@@ -1868,3 +1868,113 @@ TEST_CASE(profile_block_kept)
 	free(path);
 	tmpdir_free(dir);
 }
+
+/* ---- the flight recorder ------------------------------------------------ */
+
+#define WIN_EVENTS 1000000	/* tens of blocks of a 1 MiB window */
+
+/*
+ * A flight recorder (a time window when @ns, else a size) of WIN_EVENTS
+ * events, a thread named halfway: the log's events are exactly the last
+ * ones appended, in order, as its window record says, and the tables
+ * are all there.
+ */
+static void keep_last_in(T_ARGS, uint64_t ns, uint64_t bytes, int version)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/window.rtrace", dir);
+	struct rt_log_info info = test_info;
+	struct rt_log_end end = test_end;
+	const struct rt_log_window *win;
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	uint64_t first, last_ts = make_event(WIN_EVENTS - 1).ts;
+	struct stat st;
+
+	info.flags |= RT_LOG_WINDOW;
+	end.end_ns = last_ts + 5000;
+	use_version(version);
+	TEST_EQ(rt_evlog_create(path, &info, &w), 0);
+	use_version(2);
+	TEST_EQ(rt_evlog_keep_last(w, ns, bytes), 0);
+	TEST_EQ(write_funcs(w, 0, 40), 0);
+	append_range(w, 0, WIN_EVENTS / 2);
+	TEST_EQ(rt_evlog_write_thread(w, 101, 100, "late", 0), 0);
+	append_range(w, WIN_EVENTS / 2, WIN_EVENTS);
+	TEST_EQ(rt_evlog_nevents(w), WIN_EVENTS);
+	TEST_EQ(rt_evlog_close(w, &end), 0);
+
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	win = rt_evlog_window(r);
+	TEST_TRUE(win != NULL);
+	/* make_event(i).ts = 1000000 + 7 i */
+	first = (win->first_ts - 1000000) / 7;
+	TEST_EQ(make_event(first).ts, win->first_ts);
+	TEST_TRUE(first > 0);
+	TEST_EQ(read_events(r, first, UINT64_MAX), WIN_EVENTS - first);
+	TEST_EQ(win->events, WIN_EVENTS - first);
+	TEST_EQ(win->dropped_events, first);
+	TEST_TRUE(win->dropped_blocks > 0);
+	TEST_EQ(win->last_ts, last_ts);
+	TEST_EQ(win->end_ns, end.end_ns);
+	TEST_EQ(win->keep_ns, ns);
+	TEST_EQ(win->keep_bytes, ns ? 0 : bytes);
+	TEST_TRUE(rt_evlog_end(r) != NULL);
+	TEST_TRUE(!rt_evlog_cut(r));
+	TEST_EQ(rt_evlog_nfuncs(r), 40);
+	TEST_STREQ(rt_evlog_thread_name(r, 101), "late");
+	TEST_EQ(stat(path, &st), 0);
+	if (ns) {
+		/* whole blocks: at least the time asked, and less than a
+		 * block's worth more (a block spans well under 1 ms here) */
+		TEST_TRUE(last_ts - win->first_ts >= ns);
+		TEST_TRUE(last_ts - win->first_ts < ns + 1000000);
+	} else {
+		TEST_TRUE(win->bytes <= bytes);
+		TEST_TRUE(win->bytes >= bytes / 2);
+		TEST_TRUE((uint64_t)st.st_size < bytes + 65536);
+	}
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
+TEST_CASE(keep_last_size)
+{
+	keep_last_in(T_PASS, 0, 1 << 20, 2);
+}
+
+TEST_CASE(keep_last_size_v1)
+{
+	keep_last_in(T_PASS, 0, 2 << 20, 1);
+}
+
+TEST_CASE(keep_last_time)
+{
+	keep_last_in(T_PASS, 1000000, 0, 2);
+}
+
+/* A flight recorder that never reached its end keeps no event, and says
+ * so: no window. */
+TEST_CASE(keep_last_without_end)
+{
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/window.rtrace", dir);
+	struct rt_log_info info = test_info;
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+
+	info.flags |= RT_LOG_WINDOW;
+	TEST_EQ(rt_evlog_create(path, &info, &w), 0);
+	TEST_EQ(rt_evlog_keep_last(w, 0, 1 << 20), 0);
+	TEST_EQ(write_funcs(w, 0, 40), 0);
+	append_range(w, 0, 100000);
+	TEST_EQ(rt_evlog_close(w, NULL), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_TRUE(rt_evlog_window(r) == NULL);
+	TEST_EQ(read_events(r, 0, UINT64_MAX), 0);
+	TEST_EQ(rt_evlog_nfuncs(r), 40);
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
