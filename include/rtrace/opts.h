@@ -111,6 +111,8 @@ struct rt_opts {
 				    * not probed */
 	bool heap_series;          /* report --heap-series */
 	const char *save_profile;  /* report --save-profile=FILE */
+	bool window_table;         /* report --window: the table of a
+				    * flight recorder's events only */
 	bool instances;            /* --instances: do not merge by name */
 	bool list_all;             /* -l with no -f: every function */
 	enum rt_format format;     /* --format */

@@ -44,6 +44,7 @@ enum long_only {
 	OPT_PROGRESS,
 	OPT_NO_BLOCKED,
 	OPT_SAVE_PROFILE,
+	OPT_WINDOW,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +68,7 @@ static const struct option long_opts[] = {
 	{ "no-blocked", no_argument, NULL, OPT_NO_BLOCKED },
 	{ "heap-series", no_argument, NULL, OPT_HEAP_SERIES },
 	{ "save-profile", required_argument, NULL, OPT_SAVE_PROFILE },
+	{ "window", no_argument, NULL, OPT_WINDOW },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "sort", required_argument, NULL, 's' },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -207,6 +209,8 @@ static const char help_text[] =
 "      --save-profile=FILE  report: write FILE, the log LOG would be had\n"
 "                       it been recorded with --keep=none (its profile,\n"
 "                       no events)\n"
+"      --window         a flight recorder's log (--keep=TIME|SIZE): the\n"
+"                       table of the events it kept, not of the whole run\n"
 "      --stacks         the distinct calling stacks of each function,\n"
 "                       with counts (recorded with --stack)\n"
 "      --instances      one row per function instance (monomorphizations,\n"
@@ -456,6 +460,7 @@ static int parse_one(int c, const char *arg, struct rt_opts *o)
 	case OPT_NO_BLOCKED: o->no_blocked = true; break;
 	case OPT_HEAP_SERIES: o->heap_series = o->mem = true; break;
 	case OPT_SAVE_PROFILE: o->save_profile = arg; break;
+	case OPT_WINDOW: o->window_table = true; break;
 	case OPT_INSTANCES: o->instances = true; break;
 	case OPT_RAW_TIMES: o->raw_times = true; break;
 	case OPT_REPORT_FILE: o->report_path = arg; break;
@@ -639,6 +644,7 @@ static void unset_flag(int c, struct rt_opts *o)
 	case OPT_NO_BLOCKED: o->no_blocked = false; break;
 	case OPT_HEAP_SERIES: o->heap_series = false; break;
 	case OPT_INSTANCES: o->instances = false; break;
+	case OPT_WINDOW: o->window_table = false; break;
 	case OPT_RAW_TIMES: o->raw_times = false; break;
 	case RT_OPT_TREE: case RT_OPT_REPLAY: o->view = RT_VIEW_TABLE; break;
 	}

@@ -86,21 +86,26 @@ static int profile_so_far(struct rt_evlog_reader *r)
 static int print_report(const struct rt_opts *o, FILE *out)
 {
 	struct rt_log_end end = { .end_ns = now_ns(), .how = RT_END_RUNNING };
+	struct rt_opts whole = *o;
 	struct rt_evlog_reader *r;
 	struct rt_report *rep = NULL;
 	int err = rt_evlog_open(o->log_path, &r);
+
+	/* a flight recorder's window reaches the log at the end: until
+	 * then, the profile so far is all there is */
+	whole.window_table = false;
 
 	if (err)
 		return 1;
 	if (profile)
 		err = profile_so_far(r);
 	if (!err)
-		err = rt_report_build(r, o, o->log_path, &rep);
+		err = rt_report_build(r, &whole, o->log_path, &rep);
 	if (!err) {
 		rep->end = &end;
 		rep->cut = rt_evlog_cut(r);
 		fputs("rtrace: interim report (the trace goes on)\n", out);
-		err = rt_output_for(o->format)->write(out, rep, o);
+		err = rt_output_for(o->format)->write(out, rep, &whole);
 		fflush(out);
 	}
 	rt_report_free(rep);
@@ -121,11 +126,6 @@ int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 	if (stat(o->log_path, &st) != 0 || !S_ISREG(st.st_mode)) {
 		pr_warn("no interim report: the log, %s, is not a file",
 			o->log_path);
-		return -EINVAL;
-	}
-	if (o->keep.mode == RT_KEEP_LAST) {
-		pr_warn("no interim report: a flight recorder's events reach "
-			"the log when the trace ends");
 		return -EINVAL;
 	}
 	rt_evlog_flush(w);

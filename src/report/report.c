@@ -337,7 +337,8 @@ static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
 }
 
 /* The rows and the summary the log's profile block holds in place of
- * those of its events (which, if any, are a recent window only). */
+ * those of its events (which, if any, are a recent window only), unless
+ * --window asks for the window's. */
 static int saved_profile(struct rt_evlog_reader *r, const struct rt_opts *o,
 			 const char *log_path, struct rt_report *rep,
 			 struct rt_profile **prof)
@@ -351,6 +352,14 @@ static int saved_profile(struct rt_evlog_reader *r, const struct rt_opts *o,
 
 	if (!b)
 		return 0;
+	if (o->window_table) {
+		if (rt_evlog_window(r))
+			return 0;  /* its events' table is the one asked */
+		pr_err("%s keeps no events (recorded with --keep=none): "
+		       "--window has none to show; report without it",
+		       log_path);
+		return -EINVAL;
+	}
 	err = rt_profsave_decode(b, n, log_path, &sum, &saved, &raw);
 	if (err)
 		return err;

@@ -24,11 +24,15 @@ rtrace says of itself:
   program does, and takes well under 1 s - GAP), and nothing of the
   phases that ended more than 1 s before the end (the window's first
   event is in the phase before the last, or after it);
+* the report's table is the whole run's (the profile): every function's
+  calls are the fixture's, the dropped phases included; `report --window`
+  gives the table of the events kept instead;
 * the calls running where a window starts (main, and in the size window
   the last phase and its loop) are counted as already running, not as
   calls;
-* the progress line, the summary line, the text report, the JSON report, replay and tree
-  say which window their events cover, and work on the window's log.
+* the progress line, the summary line, the text report, the JSON report,
+  replay and tree say which window their events cover, and work on the
+  window's log.
 """
 import json
 import os
@@ -69,7 +73,7 @@ def same_program_output(what, r, native):
 def partial_calls(rtrace, log):
     """{name: (calls, calls already running)} of the functions of @log's
     report that had a call running when its events start."""
-    rep = driver.report_json(rtrace, log) or {"functions": []}
+    rep = driver.report_json(rtrace, log, "--window") or {"functions": []}
     return {f["name"]: (f["calls"], f["partial"])
             for f in rep["functions"] if f["partial"]}
 
@@ -81,12 +85,17 @@ def record(rtrace, exe, log, *keep):
 
 def window_checks(what, rtrace, r, log, full_size, counts):
     """What every window says of itself, checked against the fixture."""
-    rep = driver.report_json(rtrace, log)
+    whole = driver.report_json(rtrace, log)
+    table = driver.calls_by_name(whole) if whole else {}
+    table = {name: table.get(name, 0) for name in counts}
+    check(what + ": the table is the whole run's", table == counts,
+          str(table))
+    rep = driver.report_json(rtrace, log, "--window")
     win = rep and rep.get("window")
     check(what + ": JSON window", bool(win), str(win))
     if not win:
         return None, {}
-    check(what + ": the report reads every event kept",
+    check(what + ": the window's table reads every event kept",
           rep["events"] == win["events"], "%d of %d" % (rep["events"],
                                                       win["events"]))
     calls = sum(counts.values())

@@ -17,13 +17,16 @@
   call views   tree, replay, export and --stacks of a profile log: one
                line saying it holds a profile only, exit status 2; the
                table, diff and a report of two logs read it;
-               --save-profile refuses a profile log and its own log
+               --save-profile refuses a profile log and its own log;
+               --window refuses a profile log, and changes nothing on a
+               full one
   refused      --keep=none with --mem, --stack or a live view: exit 2
   attached     -p on a running busywait with --keep=none: the counts of
                the calls made while attached (leaves 2 per parent, give
                or take the one running)
-  interim      SIGUSR1 while recording with --keep=none prints an interim
-               report with the calls so far
+  interim      SIGUSR1 while recording with --keep=none, and with a
+               flight recorder (--keep=1M), prints an interim report with
+               the calls so far
 
 Each check prints OK or NG; the exit status is 0 only when none is NG.
 """
@@ -161,6 +164,15 @@ def check_views(opts):
     row("call views: a profile log is not converted again",
         r is not None and r.returncode == 2 and "holds a profile already" in r.stderr
         and not os.path.exists(again), r and r.stderr)
+    r = driver.run([opts.rtrace, "report", "--window", log])
+    row("call views: --window refuses a profile log",
+        r is not None and r.returncode == 2 and r.stdout == ""
+        and "keeps no events (recorded with --keep=none)" in r.stderr,
+        r and r.stderr)
+    w = driver.report_json(opts.rtrace, full, "--window")
+    row("call views: --window on a full log gives its table",
+        w is not None and driver.calls(w, "hotloop::leaf") == 1000,
+        w and driver.calls(w, "hotloop::leaf"))
     size = os.path.getsize(full)
     r = driver.run([opts.rtrace, "report", "--save-profile=" + full, full])
     row("call views: --save-profile never writes over its log",
@@ -202,10 +214,10 @@ def check_attached(opts):
         "parent %r leaf %r" % (p, leaf))
 
 
-def check_interim(opts):
+def check_interim(opts, keep):
     exe = driver.fixture(opts, "busywait", "0")
     log = os.path.join(opts.tmp, "interim.rtrace")
-    prog = subprocess.Popen([opts.rtrace, "--keep=none", "-o", log, exe, "300"],
+    prog = subprocess.Popen([opts.rtrace, keep, "-o", log, exe, "300"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     time.sleep(1.0)
     prog.send_signal(signal.SIGUSR1)
@@ -217,7 +229,7 @@ def check_interim(opts):
         m = re.search(rb"^\s*(\d+) .*  busywait::%s\s*$" % name, report, re.M)
         calls[name] = int(m.group(1)) if m else None
     p, leaf = calls[b"parent"], calls[b"leaf"]
-    row("interim: SIGUSR1 prints the calls so far",
+    row("interim %s: SIGUSR1 prints the calls so far" % keep,
         prog.returncode == 0 and p is not None and leaf is not None
         and 0 < p < 300 and 2 * p - 2 <= leaf <= 2 * p,
         "parent %r leaf %r" % (p, leaf))
@@ -236,7 +248,8 @@ def main():
         check_views(opts)
         check_refused(opts)
         check_attached(opts)
-        check_interim(opts)
+        check_interim(opts, "--keep=none")
+        check_interim(opts, "--keep=1M")
     except RuntimeError as e:
         row("build a fixture", False, str(e))
     finally:
