@@ -17,6 +17,7 @@
 
 #define PR_FMT "symbols"
 #define PR_DOMAIN RT_DOM_SYMBOLS
+#include "rtrace/debugfile.h"
 #include "rtrace/demangle.h"
 #include "rtrace/log.h"
 #include "rtrace/symbols.h"
@@ -63,20 +64,9 @@ struct rt_symbols {
 			pr_err(fmt, ##__VA_ARGS__);                            \
 	} while (0)
 
-/* libdwfl opens a separate debug file (named by .gnu_debuglink or the
- * build id) without O_CLOEXEC: it would leak into every program rtrace
- * starts while these symbols are loaded. */
-static int find_debuginfo(Dwfl_Module *mod, void **user, const char *name,
-			  Dwarf_Addr base, const char *file, const char *link,
-			  GElf_Word crc, char **path)
-{
-	return fd_set_cloexec(dwfl_standard_find_debuginfo(
-		mod, user, name, base, file, link, crc, path));
-}
-
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = find_debuginfo,
+	.find_debuginfo = rt_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -17,6 +17,7 @@
 
 #define PR_FMT "unwind"
 #define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/debugfile.h"
 #include "rtrace/demangle.h"
 #include "rtrace/log.h"
 #include "rtrace/unwind.h"
@@ -52,17 +53,9 @@ static int find_elf(Dwfl_Module *mod, void **user, const char *name,
 		dwfl_linux_proc_find_elf(mod, user, name, base, path, elf));
 }
 
-static int find_debuginfo(Dwfl_Module *mod, void **user, const char *name,
-			  Dwarf_Addr base, const char *file, const char *link,
-			  GElf_Word crc, char **path)
-{
-	return fd_set_cloexec(dwfl_standard_find_debuginfo(
-		mod, user, name, base, file, link, crc, path));
-}
-
 static const Dwfl_Callbacks proc_callbacks = {
 	.find_elf = find_elf,
-	.find_debuginfo = find_debuginfo,
+	.find_debuginfo = rt_find_debuginfo,
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
