@@ -19,6 +19,8 @@ log: the speed before the change, on the same log.
   regex-syntax   regex-syntax's lib tests (ast::parse), debug build, as
                  bench/realcrate.py builds them (87.8 M events: recording
                  takes tens of seconds, the version 1 log 3.5 GB)
+  wordcount      examples/wordcount (the crate of docs/workflows), debug
+                 build, counting 20,000 lines
 
 --keep compares instead a recording with --keep=none (the log holds the
 profile made while recording, no events) with a full one, both made in
@@ -63,7 +65,15 @@ def regex_syntax(tmp):
             ["regex_syntax::*"])
 
 
-RUNS = {"hotloop": hotloop, "regex-syntax": regex_syntax}
+def wordcount(tmp):
+    exe = realcrate.cargo_build("wordcount",
+                                os.path.join(TOP, "examples", "wordcount"),
+                                ["build", "--bin", "wordcount"])
+    return [exe, "20000"], ["wordcount::*"]
+
+
+RUNS = {"hotloop": hotloop, "regex-syntax": regex_syntax,
+        "wordcount": wordcount}
 
 
 def record(args, cmd, filters, log, version):
@@ -84,18 +94,29 @@ def record(args, cmd, filters, log, version):
     return realcrate.count(r"([\d,]+) events? in", p.stderr)
 
 
-def report_cpu(rtrace, log, runs):
-    """Median CPU seconds of @runs reports of @log; its event count."""
-    cpu, events = [], None
+def with_peakrss(tmp):
+    """bench/run as a module, its peak RSS tool built in @tmp."""
+    bench_run = realcrate.bench_run()
+    bench_run.PEAKRSS = os.path.join(tmp, "peakrss")
+    if not os.path.exists(bench_run.PEAKRSS):
+        subprocess.run(["cc", "-O2", "-o", bench_run.PEAKRSS,
+                        os.path.join(HERE, "peakrss.c")], check=True)
+    return bench_run
+
+
+def report_cpu(rtrace, log, runs, tmp):
+    """Median CPU seconds and peak RSS (bytes) of @runs reports of @log;
+    its event count."""
+    bench_run = with_peakrss(tmp)
+    cpu, rss, events = [], [], None
     for _ in range(runs):
-        c0 = realcrate.cpu_of_children()
-        p = subprocess.run([rtrace, "report", log], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
-        cpu.append(realcrate.cpu_of_children() - c0)
-        if p.returncode != 0:
+        r = bench_run.run([rtrace, "report", log], timeout=3600, rss=True)
+        if r.status != 0:
             sys.exit("bench: %s report %s failed" % (rtrace, log))
-        events = realcrate.count(r"events: ([\d,]+)", p.stdout)
-    return statistics.median(cpu), events
+        cpu.append(r.cpu_ns / 1e9)
+        rss.append(r.maxrss)
+        events = realcrate.count(r"events: ([\d,]+)", r.out)
+    return statistics.median(cpu), statistics.median(rss), events
 
 
 def rows_of(args, name, logs, tmp):
@@ -109,18 +130,19 @@ def rows_of(args, name, logs, tmp):
         if version == 1 and args.old_rtrace:
             readers.insert(0, ("older rtrace", args.old_rtrace))
         for who, rtrace in readers:
-            cpu, events = report_cpu(rtrace, log, args.runs)
+            cpu, rss, events = report_cpu(rtrace, log, args.runs, tmp)
             rows.append("| %s | %d | %s | %s | %.1f MB | %.2f | %.2f s | "
-                        "%.1f M |" % (name, version, who,
-                                      "{:,}".format(events), size / 1e6,
-                                      size / events, cpu, events / cpu / 1e6))
+                        "%.1f M | %.1f MB |" % (
+                            name, version, who, "{:,}".format(events),
+                            size / 1e6, size / events, cpu,
+                            events / cpu / 1e6, rss / 1e6))
     return rows
 
 
 TABLE_HEAD = [
     "| run | format | read by | events | log size | bytes / event "
-    "| report CPU | events / CPU s |",
-    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |"]
+    "| report CPU | events / CPU s | report peak RSS |",
+    "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
 
 
 def section(args, rows, load0):
@@ -130,7 +152,8 @@ def section(args, rows, load0):
     notes = ["format 1: 40-byte records (RTRACE_LOG_VERSION=1); format 2: "
              "packed events (the default)",
              "report CPU: median user + system time of %d `rtrace report` "
-             "runs; events / CPU s: the log's events over it" % args.runs]
+             "runs; events / CPU s: the log's events over it; report peak "
+             "RSS: its median, by bench/peakrss" % args.runs]
     if args.old_rtrace:
         old = subprocess.run([args.old_rtrace, "--version"],
                              stdout=subprocess.PIPE, text=True).stdout
@@ -150,11 +173,7 @@ def section(args, rows, load0):
 def keep_rounds(args, name, tmp):
     """{keep: [(size, wall s, cpu s, peak RSS bytes)]}: --runs rounds of a
     recording with --keep=all then --keep=none."""
-    bench_run = realcrate.bench_run()
-    bench_run.PEAKRSS = os.path.join(tmp, "peakrss")
-    if not os.path.exists(bench_run.PEAKRSS):
-        subprocess.run(["cc", "-O2", "-o", bench_run.PEAKRSS,
-                        os.path.join(HERE, "peakrss.c")], check=True)
+    bench_run = with_peakrss(tmp)
     cmd, filters = RUNS[name](tmp)
     got = {"all": [], "none": []}
     for _ in range(args.runs):
