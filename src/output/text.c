@@ -137,6 +137,10 @@ void rt_text_figures(FILE *out, const struct rt_report *rep)
 		fprintf(out, "times exclude rtrace's cost of %s per stop "
 			"(--raw-times keeps it)\n",
 			rt_fmt_duration(d, sizeof(d), rep->sum.stop_cost_ns));
+	else if (rep->sum.inline_cost_ns)  /* no stop inside a call */
+		fprintf(out, "times exclude rtrace's cost of %s per "
+			"jump-probe event (--raw-times keeps it)\n",
+			rt_fmt_duration(i, sizeof(i), rep->sum.inline_cost_ns));
 	else
 		fputs("times are raw: they include rtrace's costs (per stop, "
 		      "per jump-probe event)\n",
