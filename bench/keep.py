@@ -37,7 +37,9 @@ def record(args, exe, log, keep, times):
                                ["-f", "hotloop::*", exe, str(args.calls)],
                                os.path.dirname(log), times, "wall")
     times["size"].append(os.path.getsize(log))
-    p = subprocess.run([args.rtrace, "report", log], stdout=subprocess.PIPE,
+    # --window: the events the log kept, not the whole run's profile
+    p = subprocess.run([args.rtrace, "report", "--window", log],
+                       stdout=subprocess.PIPE,
                        stderr=subprocess.DEVNULL, text=True)
     times["kept"].append(realcrate.count(r"events: ([\d,]+)", p.stdout))
 
