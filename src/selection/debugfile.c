@@ -35,7 +35,7 @@ static bool build_id_file_exists(Dwfl_Module *mod)
 	const unsigned char *id;
 	GElf_Addr vaddr;
 	int n = dwfl_module_build_id(mod, &id, &vaddr);
-	char path[sizeof(DEBUG_ROOT "/.build-id/") + 2 * 64 + 8];
+	char path[sizeof(DEBUG_ROOT "/.build-id/") + (size_t)2 * 64 + 8];
 	size_t at;
 
 	if (n < 2 || n > 64)
