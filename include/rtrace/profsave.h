@@ -48,12 +48,18 @@ struct rt_proftap *rt_proftap_new(const char *name,
 				  const struct rt_analysis_opts *opts);
 
 /* The rt_evlog_tap_fn to give rt_evlog_set_tap() with the proftap as
- * its context: analyses each block as it comes. */
+ * its context: copies each block for the proftap's analysis thread. */
 void rt_proftap_blocks(void *ctx, const uint8_t *bytes, size_t n);
 
-/* Ends the analysis at @end (NULL: the last event) and serialises the
- * profile into *@out (*@n bytes, the caller frees), ready for
- * rt_evlog_write_profile().  0, or -errno when the stream could not be
+/* Waits until every block given so far is analysed and keeps the
+ * analysis still until rt_proftap_release(): around a fork() whose
+ * child finishes its copy of @t.  Both accept NULL. */
+void rt_proftap_hold(struct rt_proftap *t);
+void rt_proftap_release(struct rt_proftap *t);
+
+/* Ends the analysis at @end (NULL: the last event), once every block
+ * given is analysed, and serialises the profile into *@out (*@n bytes,
+ * the caller frees), ready for rt_evlog_write_profile().  0, or -errno when the stream could not be
  * read (logged). */
 int rt_proftap_finish(struct rt_proftap *t, const struct rt_log_end *end,
 		      uint8_t **out, size_t *n);

@@ -136,7 +136,12 @@ int rt_interim_start(const struct rt_opts *o, struct rt_evlog_writer *w,
 	/* what the buffers hold must not come out twice */
 	fflush(stdout);
 	fflush(stderr);
+	/* the child finishes its copy of the profile: no block half
+	 * analysed in it */
+	rt_proftap_hold(profile);
 	mid = fork();
+	if (mid != 0)
+		rt_proftap_release(profile);
 	if (mid == 0) {
 		close(pfd[0]);
 		if (fork() == 0) {

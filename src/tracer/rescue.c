@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,6 +43,9 @@ static const int fatal_signals[] = {
 };
 
 static struct rt_tracer *rescued;
+static pid_t tracer_tid;	/* the thread that may rescue */
+
+static void on_crash(int sig);
 
 static void say(const char *s)
 {
@@ -171,10 +175,31 @@ static void rescue(struct rt_tracer *tr)
 	}
 }
 
+/* A crash on another of rtrace's threads (the profile's analysis): only
+ * the tracing thread can give the process back, since ptrace answers the
+ * thread that attached.  The signal is passed to it, with this handler
+ * armed again for it (SA_RESETHAND took it off), and this thread waits
+ * for the process to end. */
+static void pass_to_tracer(int sig)
+{
+	struct sigaction sa = { .sa_handler = on_crash,
+				.sa_flags = SA_ONSTACK | SA_RESETHAND };
+	sigset_t none;
+
+	sigfillset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+	syscall(SYS_tgkill, getpid(), tracer_tid, sig);
+	sigfillset(&none);
+	for (;;)
+		sigsuspend(&none);
+}
+
 static void on_crash(int sig)
 {
 	struct rt_tracer *tr = rescued;
 
+	if (tr && (pid_t)syscall(SYS_gettid) != tracer_tid)
+		pass_to_tracer(sig);
 	rescued = NULL;
 	if (tr) {
 		say("rtrace: crashed while attached; giving the process back "
@@ -195,6 +220,7 @@ void rt_rescue_arm(struct rt_tracer *tr)
 	/* the ring timer must not drain into the log meanwhile */
 	sigfillset(&sa.sa_mask);
 	sigaltstack(&ss, NULL);
+	tracer_tid = (pid_t)syscall(SYS_gettid);
 	rescued = tr;
 	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
 		sigaction(fatal_signals[i], &sa, NULL);

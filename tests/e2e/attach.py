@@ -23,7 +23,8 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             detach holds
   crash     rtrace aborts while attached (fault injection, RTRACE_FAULT):
             right after arming, and in the middle of a batch at a probe
-            hit, with either engine: rtrace dies of SIGABRT after saying
+            hit, with either engine, and on the thread that makes a
+            --keep=none profile: rtrace dies of SIGABRT after saying
             it gave the process back; the code bytes equal those before
             the attach, the batch completes, the program runs on and
             exits 0 with the totals of every batch
@@ -190,14 +191,14 @@ def test_script(args, exe, tag, tmp):
         "exit %d, %r" % (st, out))
 
 
-def test_crash(args, exe, tag, tmp, point, engine):
-    tag += "crash at %s (%s): " % (point, engine)
+def test_crash(args, exe, tag, tmp, point, engine, extra=()):
+    tag += "crash at %s (%s%s): " % (point, engine, "".join(" " + e for e in extra))
     prog = Program(exe)
     code0, maps0 = code_and_maps(prog.pid, exe)
     log = os.path.join(tmp, "crash.rtrace")
     env = dict(os.environ, RTRACE_FAULT=point)
     rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
-                           "--engine", engine, "-f", "attachee::*"],
+                           "--engine", engine, "-f", "attachee::*"] + list(extra),
                           stderr=subprocess.PIPE, text=True, env=env)
     if point == "attached":
         rt.wait(timeout=60)
@@ -362,6 +363,9 @@ def main():
             for engine in ("inline", "trap"):
                 for point in ("attached", "hit:200"):
                     test_crash(args, exe, "O%s " % opt, tmp, point, engine)
+            # on the profile's own thread, passed to the tracing one
+            test_crash(args, exe, "O%s " % opt, tmp, "analysed:3", "inline",
+                       ["--keep=none"])
             for engine in ("inline", "trap"):
                 test_hotpatch(args, driver.fixture(args, "hotpatch", opt), "O%s " % opt, tmp, engine)
             test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
