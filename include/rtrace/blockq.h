@@ -28,8 +28,8 @@ struct rt_blockq;
 typedef void (*rt_blockq_fn)(void *ctx, const uint8_t *bytes, size_t n);
 
 /* A queue whose blocks go to @fn(@ctx, ...) on a new thread that takes
- * no signal but those of its own faults; the producer waits once more than @bound bytes are queued.
- * Free with rt_blockq_end(). */
+ * no signal but those of its own crash; the producer waits once more
+ * than @bound bytes are queued.  Free with rt_blockq_end(). */
 struct rt_blockq *rt_blockq_new(rt_blockq_fn fn, void *ctx, size_t bound);
 
 /* Queues a copy of @n bytes at @bytes (the caller keeps its own). */

@@ -59,8 +59,8 @@ void rt_proftap_release(struct rt_proftap *t);
 
 /* Ends the analysis at @end (NULL: the last event), once every block
  * given is analysed, and serialises the profile into *@out (*@n bytes,
- * the caller frees), ready for rt_evlog_write_profile().  0, or -errno when the stream could not be
- * read (logged). */
+ * the caller frees), ready for rt_evlog_write_profile().  0, or -errno
+ * when the stream could not be read (logged). */
 int rt_proftap_finish(struct rt_proftap *t, const struct rt_log_end *end,
 		      uint8_t **out, size_t *n);
 

@@ -64,6 +64,11 @@ int parse_size_bytes(const char *s, uint64_t *bytes);
 /* Monotonic clock in nanoseconds (CLOCK_MONOTONIC, vDSO, no system call). */
 uint64_t now_ns(void);
 
+/* The signals of a thread's own crash (a bug, an abort): rtrace's rescue
+ * handles them, so no thread of rtrace's may block them. */
+#define RT_N_CRASH_SIGNALS 6
+extern const int rt_crash_signals[RT_N_CRASH_SIGNALS];
+
 /*
  * Fault injection, for the tests of what a crash of rtrace leaves behind
  * (tests/e2e/tracee.py, docs/errors.md).  RTRACE_FAULT=POINT[:N] makes

@@ -37,17 +37,15 @@ struct rt_blockq {
 	bool ending;
 };
 
-/* The signals of the consumer's own faults: blocked, the kernel would
+/* The signals of the consumer's own crash: blocked, the kernel would
  * kill the process without its handlers (rtrace's rescue) running. */
 static void take_own_faults(void)
 {
-	static const int faults[] = { SIGSEGV, SIGBUS, SIGILL,
-				      SIGFPE,  SIGABRT, SIGSYS };
 	sigset_t set;
 
 	sigemptyset(&set);
-	for (size_t i = 0; i < ARRAY_SIZE(faults); i++)
-		sigaddset(&set, faults[i]);
+	for (size_t i = 0; i < RT_N_CRASH_SIGNALS; i++)
+		sigaddset(&set, rt_crash_signals[i]);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 

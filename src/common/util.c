@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -243,6 +244,10 @@ uint64_t now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+const int rt_crash_signals[RT_N_CRASH_SIGNALS] = {
+	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
+};
 
 int rt_fault_state;
 static char fault_point[64];

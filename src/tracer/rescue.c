@@ -38,10 +38,6 @@
 /* How long the threads get to stop, all together. */
 #define STOP_WAIT_NS 1000000000ULL
 
-static const int fatal_signals[] = {
-	SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGSYS,
-};
-
 static struct rt_tracer *rescued;
 static pid_t tracer_tid;	/* the thread that may rescue */
 
@@ -222,13 +218,13 @@ void rt_rescue_arm(struct rt_tracer *tr)
 	sigaltstack(&ss, NULL);
 	tracer_tid = (pid_t)syscall(SYS_gettid);
 	rescued = tr;
-	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		sigaction(fatal_signals[i], &sa, NULL);
+	for (size_t i = 0; i < RT_N_CRASH_SIGNALS; i++)
+		sigaction(rt_crash_signals[i], &sa, NULL);
 }
 
 void rt_rescue_disarm(void)
 {
 	rescued = NULL;
-	for (size_t i = 0; i < ARRAY_SIZE(fatal_signals); i++)
-		signal(fatal_signals[i], SIG_DFL);
+	for (size_t i = 0; i < RT_N_CRASH_SIGNALS; i++)
+		signal(rt_crash_signals[i], SIG_DFL);
 }
