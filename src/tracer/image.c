@@ -376,29 +376,41 @@ static void add_library(struct rt_tracer *tr, struct rt_thread *th,
 	       base, rt_plan_nprobes(plan));
 }
 
-/* One line of /proc/PID/maps: a file mapped at file offset 0 is where that
- * file (a shared object, all at a bias of its start) begins. */
-static bool parse_map(const char *line, rt_raddr *start, char *path,
-		      size_t len)
+/* One line of /proc/PID/maps: its start, file offset, whether it is
+ * executable, and the file it maps ("" for none). */
+static bool parse_map(const char *line, rt_raddr *start, uint64_t *off,
+		      bool *exec, char *path, size_t len)
 {
-	unsigned long long lo, hi, off;
+	unsigned long long lo, hi, o;
 	char perms[8];
 	int n = 0;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &off,
-		   &n) < 4 || !n || off != 0 || line[n] != '/')
+	if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &lo, &hi, perms, &o,
+		   &n) < 4 || !n)
 		return false;
-	snprintf(path, len, "%.*s", (int)strcspn(line + n, "\n"), line + n);
+	snprintf(path, len, "%.*s", line[n] == '/' ? (int)strcspn(line + n, "\n")
+						   : 0, line + n);
 	*start = lo;
+	*off = o;
+	*exec = strchr(perms, 'x') != NULL;
 	return true;
 }
 
+/*
+ * A shared object is where a file is mapped at offset 0 and, in the
+ * lines right after, the same file again with code: the dynamic linker
+ * maps an object's segments side by side.  A lone mapping of a file at
+ * offset 0 without code is the program reading the file (std's
+ * backtraces map libraries to read their debug info), not code to probe.
+ */
 void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th)
 {
-	char maps[64], path[PATH_MAX], *line = NULL;
+	char maps[64], path[PATH_MAX], cand[PATH_MAX] = "", *line = NULL;
 	struct rt_process *p = th->proc;
 	size_t cap = 0;
-	rt_raddr base;
+	rt_raddr start, base = 0;
+	uint64_t off;
+	bool exec;
 	FILE *f;
 
 	if (!p->watching) {
@@ -410,9 +422,18 @@ void rt_image_scan_libraries(struct rt_tracer *tr, struct rt_thread *th)
 	if (!f)
 		return;
 	while (getline(&line, &cap, f) > 0) {
-		if (parse_map(line, &base, path, sizeof(path)) &&
-		    !known_module(p, path))
-			add_library(tr, th, path, base);
+		if (!parse_map(line, &start, &off, &exec, path, sizeof(path)))
+			continue;
+		if (off == 0 && path[0]) {
+			snprintf(cand, sizeof(cand), "%s", path);
+			base = start;
+		} else if (strcmp(path, cand) != 0) {
+			cand[0] = '\0';
+		}
+		if (exec && cand[0] && !known_module(p, cand))
+			add_library(tr, th, cand, base);
+		if (exec)
+			cand[0] = '\0';
 	}
 	free(line);
 	fclose(f);
