@@ -37,7 +37,6 @@ temporary directory and are removed: a full run writes gigabytes.
 import argparse
 import importlib.machinery
 import importlib.util
-import json
 import os
 import re
 import resource
@@ -50,79 +49,27 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-REGISTRY = "/usr/share/cargo/registry"
-CARGO_CONFIG = """[source.crates-io]
-replace-with = "debian"
-[source.debian]
-directory = "%s"
-[net]
-offline = true
-""" % REGISTRY
+sys.path.insert(0, os.path.join(TOP, "tools"))
+import debcrate  # noqa: E402
 
 
 def crate_sources(crate):
     """The newest packaged version of @crate, installed when missing."""
-    pkg = "librust-%s-dev" % crate.replace("_", "-")
-    have = subprocess.run(["dpkg-query", "-W", "-f=${Status}", pkg],
-                          capture_output=True, text=True).stdout
-    if "install ok installed" not in have and os.geteuid() == 0:
-        print("bench: apt-get install %s" % pkg, file=sys.stderr)
-        subprocess.run(["apt-get", "install", "-y", "-qq",
-                        "--no-install-recommends", pkg],
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    dirs = [d for d in os.listdir(REGISTRY) if d.startswith(crate + "-")
-            and d[len(crate) + 1:][:1].isdigit()] if os.path.isdir(REGISTRY) else []
-    if not dirs:
+    src = debcrate.sources(crate, install=True)
+    if not src:
         sys.exit("bench: no %s sources in %s (apt-get install %s)" %
-                 (crate, REGISTRY, pkg))
-    key = lambda d: [int(x) if x.isdigit() else x
-                     for x in re.split(r"[.-]", d[len(crate) + 1:])]
-    return os.path.join(REGISTRY, max(dirs, key=key))
-
-
-def copy_sources(from_dir, src):
-    """@from_dir copied to @src once (again when it changes)."""
-    stamp = os.path.join(src, ".from")
-    mtime = max(os.path.getmtime(os.path.join(d, f))
-                for d, _, fs in os.walk(from_dir) for f in fs)
-    key = "%s %d" % (from_dir, mtime)
-    if os.path.exists(stamp) and open(stamp).read() == key:
-        return
-    shutil.rmtree(src, ignore_errors=True)
-    shutil.copytree(from_dir, src, symlinks=True,
-                    ignore=shutil.ignore_patterns("target", "Cargo.lock"))
-    for junk in (".cargo-checksum.json",):
-        if os.path.exists(os.path.join(src, junk)):
-            os.remove(os.path.join(src, junk))
-    with open(stamp, "w") as f:
-        f.write(key)
+                 (crate, debcrate.REGISTRY, debcrate.package(crate)))
+    return src
 
 
 def cargo_build(name, from_dir, cargo_args):
     """The executable cargo @cargo_args builds from a copy of @from_dir,
     under build/bench/crates, offline."""
-    out = os.path.join(TOP, "build", "bench", "crates")
-    src = os.path.join(out, "src", name)
-    os.makedirs(os.path.join(out, ".cargo"), exist_ok=True)
-    with open(os.path.join(out, ".cargo", "config.toml"), "w") as f:
-        f.write(CARGO_CONFIG)
-    copy_sources(from_dir, src)
-    env = dict(os.environ, CARGO_INCREMENTAL="0", CARGO_TERM_COLOR="never",
-               PATH=os.path.expanduser("~/.cargo/bin") + ":" + os.environ["PATH"])
-    p = subprocess.run(["cargo"] + cargo_args +
-                       ["--offline", "--target-dir",
-                        os.path.join(out, "target", name),
-                        "--message-format=json-render-diagnostics"],
-                       cwd=src, env=env, stdout=subprocess.PIPE,
-                       stderr=subprocess.DEVNULL, text=True)
-    for line in p.stdout.splitlines():
-        try:
-            m = json.loads(line)
-        except ValueError:
-            continue
-        if m.get("reason") == "compiler-artifact" and m.get("executable"):
-            return m["executable"]
-    sys.exit("bench: cargo built nothing to run for " + name)
+    exe, _ = debcrate.build(name, from_dir, cargo_args,
+                            os.path.join(TOP, "build", "bench", "crates"))
+    if not exe:
+        sys.exit("bench: cargo built nothing to run for " + name)
+    return exe
 
 
 def crate_tests(crate, release, filt):

@@ -39,17 +39,25 @@ struct rt_arm_kept {
 	rt_raddr first;      /* the first of them */
 	const char *func;    /* its function, or NULL; owned by the image's
 			      * symbols */
+	/* bytes found not the original ones where they should be, once
+	 * rtrace had written (a fault of rtrace's), and put back */
+	size_t wrong_bytes, wrong_places;
+	rt_raddr wrong_first;
 };
 
 /* Writes back the original bytes of every probe of @img's plan (the
  * scratch area stays: a thread may still be inside a slot).  Only bytes
  * that are still rtrace's are written: a site the program has changed
- * keeps the program's bytes and is added to @kept.  0 or -errno. */
-int rt_disarm_image(struct rt_process *p, const struct rt_image *img,
+ * keeps the program's bytes and is added to @kept.  The original bytes
+ * come from the image's record (codeorig.h), and are checked once
+ * written: any found wrong are put right and counted in @kept too.
+ * 0 or -errno. */
+int rt_disarm_image(struct rt_process *p, struct rt_image *img,
 		    struct rt_arm_kept *kept);
 
-/* Says in one warning that the sites of @kept were left alone in @p;
- * nothing when there are none. */
+/* Says in one warning that the sites of @kept were left alone in @p,
+ * and in another that bytes were found wrong and put right; nothing
+ * when there are none. */
 void rt_arm_kept_warn(const struct rt_process *p,
 		      const struct rt_arm_kept *kept);
 

@@ -57,8 +57,8 @@ struct rt_patch_func {
 
 /* Decides, for the @n probes of function @f (in address order), which
  * are patched: sets patch_lo, patch_len, patch_code, patch_orig,
- * patch_how, patch_join, joined, relay_lo, relay_orig and inline_why of
- * each.  A patched region may hold a tiny function's return (patch_join),
+ * patch_how, patch_join, joined, relay_lo and inline_why of each (what
+ * a relay's bytes were is the image's to know: codeorig.h).  A patched region may hold a tiny function's return (patch_join),
  * whose probe is then joined; a short region hops to a relay in dead
  * bytes of @f, none of which two probes share. */
 void rt_patch_plan(const struct rt_patch_func *f, struct rt_probe *probes,

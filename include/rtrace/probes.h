@@ -124,7 +124,6 @@ struct rt_probe {
 	/* with HOP and RETARGET: dead bytes (padding nothing runs or lands
 	 * in) that hold the jump to the trampoline */
 	rt_raddr relay_lo;
-	uint8_t relay_orig[RT_RELAY_MAX];
 	bool relay_hosted;        /* the relay lies in the region of another
 				   * site past its jump: it goes when that
 				   * jump goes */

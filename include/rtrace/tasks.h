@@ -30,6 +30,8 @@ enum rt_thread_state {
 	RT_TS_GONE,
 };
 
+struct rt_code_orig;
+
 /* An executable image: what a process runs between two execs. */
 struct rt_image {
 	int refs;
@@ -38,6 +40,8 @@ struct rt_image {
 	struct rt_libtest *tests; /* test names of a libtest harness */
 	char *path;               /* the file, resolved (as in maps) */
 	rt_raddr bias;
+	struct rt_code_orig *orig; /* the bytes rtrace wrote over, as they
+				    * were (codeorig.h); NULL until then */
 };
 
 struct rt_process {

@@ -541,12 +541,15 @@ static void save_orig(const struct rt_patch_func *f, rt_raddr lo, size_t len,
 		      uint8_t *out)
 {
 	rt_raddr hi = lo + len;
+	size_t first = index_of(f, lo);
 
 	if (lo < f->lo)
 		f->read_after(f->ctx, lo, out, MIN(hi, f->lo) - lo);
 
-	for (size_t j = index_of(f, lo); j < f->n && f->insns[j].addr < hi;
-	     j++) {
+	/* from the instruction that holds @lo, when @lo cuts one */
+	if (first > 0 && f->insns[first - 1].addr + f->insns[first - 1].len > lo)
+		first--;
+	for (size_t j = first; j < f->n && f->insns[j].addr < hi; j++) {
 		const struct rt_insn *in = &f->insns[j];
 		rt_raddr a = MAX(in->addr, lo);
 		rt_raddr b = MIN(in->addr + in->len, hi);
@@ -569,8 +572,6 @@ static void set_patched(const struct scan *s, struct rt_probe *pr,
 				 : 0;
 	save_orig(s->f, r->lo, r->len, pr->patch_orig);
 	pr->relay_lo = r->relay;
-	if (r->relay)
-		save_orig(s->f, r->relay, rt_arch_patch_len(), pr->relay_orig);
 }
 
 const char *rt_inline_why_str(enum rt_inline_why why)

@@ -708,7 +708,6 @@ static void copy_instance_site(struct rt_plan *p, const struct rt_probe *q,
 		pr->relay_lo = q->patch_len ? q->relay_lo : 0;
 		pr->relay_hosted = pr->relay_lo && q->relay_hosted;
 		memcpy(pr->patch_orig, q->patch_orig, sizeof(pr->patch_orig));
-		memcpy(pr->relay_orig, q->relay_orig, sizeof(pr->relay_orig));
 		pr->inline_why = q->inline_why;
 	}
 }

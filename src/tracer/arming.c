@@ -16,6 +16,7 @@
 #include "rtrace/arch.h"
 #include "rtrace/arch-jump.h"
 #include "rtrace/arm.h"
+#include "rtrace/codeorig.h"
 #include "rtrace/imageplan.h"
 #include "rtrace/guardian.h"
 #include "rtrace/log.h"
@@ -171,12 +172,19 @@ static void write_jump(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr)
 	rt_arch_patch_jump(pr->relay_lo, pr->tramp, buf + (pr->relay_lo - lo));
 }
 
-static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
-		       enum arm_mode mode)
+static void put_orig(uint8_t *buf, rt_raddr lo, const uint8_t *orig,
+		     rt_raddr at, size_t len)
+{
+	memcpy(buf + (at - lo), orig + (at - lo), len);
+}
+
+/* Writes @pr's bytes for @mode into @buf (read from @lo); @orig holds
+ * the original bytes of the same addresses. */
+static void write_site(uint8_t *buf, rt_raddr lo, const uint8_t *orig,
+		       const struct rt_probe *pr, enum arm_mode mode)
 {
 	size_t tlen;
 	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
-	uint8_t *at = buf + (pr->addr - lo);
 
 	/* the trampoline of the region that covers it records it */
 	if (pr->joined && mode == ARM_JUMPS)
@@ -187,22 +195,50 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 				   buf + (pr->patch_lo - lo));
 		return;
 	}
-	if (pr->patch_len) {
-		memcpy(buf + (pr->patch_lo - lo), pr->patch_orig,
-		       pr->patch_len);
-		if (pr->relay_lo)
-			memcpy(buf + (pr->relay_lo - lo), pr->relay_orig,
-			       rt_arch_patch_len());
-		if (mode == ARM_JUMPS) {
-			write_jump(buf, lo, pr);
-			return;
-		}
-		/* the return its region joins keeps its own breakpoint */
-		if (pr->patch_join && mode == ARM_TRAPS)
-			memcpy(buf + (pr->patch_lo + pr->patch_join - lo), trap,
-			       tlen);
+	/* every byte the site covers as it was, whatever instruction
+	 * boundaries its region and relay cut; not the bytes between them,
+	 * which other sites may hold */
+	put_orig(buf, lo, orig, pr->addr, tlen);
+	if (pr->patch_len)
+		put_orig(buf, lo, orig, pr->patch_lo, pr->patch_len);
+	if (pr->patch_len && pr->relay_lo)
+		put_orig(buf, lo, orig, pr->relay_lo, rt_arch_patch_len());
+	if (pr->patch_len && mode == ARM_JUMPS) {
+		write_jump(buf, lo, pr);
+		return;
 	}
-	memcpy(at, mode == DISARM ? pr->orig : trap, tlen);
+	if (mode == DISARM)
+		return;
+	/* the return its region joins keeps its own breakpoint */
+	if (pr->patch_len && pr->patch_join)
+		memcpy(buf + (pr->patch_lo + pr->patch_join - lo), trap, tlen);
+	memcpy(buf + (pr->addr - lo), trap, tlen);
+}
+
+/* Marks in @mask (from @lo) the bytes @pr holds in @mode: those that are
+ * rtrace's and not the original's. */
+static void site_owned(const struct rt_probe *pr, enum arm_mode mode,
+		       uint8_t *mask, rt_raddr lo, uint8_t mark)
+{
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	if (mode == DISARM || (pr->joined && mode == ARM_JUMPS))
+		return;
+	if (mode == ARM_JUMPS && pr->patch_hosts) {
+		memset(mask + (pr->patch_lo - lo), mark, rt_arch_patch_len());
+		return;
+	}
+	if (mode == ARM_JUMPS && pr->patch_len) {
+		memset(mask + (pr->patch_lo - lo), mark, pr->patch_len);
+		if (pr->relay_lo)
+			memset(mask + (pr->relay_lo - lo), mark,
+			       rt_arch_patch_len());
+		return;
+	}
+	if (pr->patch_len && pr->patch_join)
+		memset(mask + (pr->patch_lo + pr->patch_join - lo), mark, tlen);
+	memset(mask + (pr->addr - lo), mark, tlen);
 }
 
 /* The longest span of one site: its breakpoint, its patched region and
@@ -211,7 +247,7 @@ static void write_site(uint8_t *buf, rt_raddr lo, const struct rt_probe *pr,
 
 /* Whether the bytes of @pr in @buf (a run read from @lo) are those @mode
  * gives it. */
-static bool site_reads(const uint8_t *buf, rt_raddr lo,
+static bool site_reads(const uint8_t *buf, rt_raddr lo, const uint8_t *orig,
 		       const struct rt_probe *pr, enum arm_mode mode)
 {
 	uint8_t want[SITE_MAX];
@@ -221,7 +257,7 @@ static bool site_reads(const uint8_t *buf, rt_raddr lo,
 	if (b - a > sizeof(want))
 		return true;  /* no such site is planned: trust it */
 	memcpy(want, buf + (a - lo), b - a);
-	write_site(want, a, pr, mode);
+	write_site(want, a, orig + (a - lo), pr, mode);
 	return !memcmp(want, buf + (a - lo), b - a);
 }
 
@@ -231,12 +267,12 @@ static bool site_reads(const uint8_t *buf, rt_raddr lo,
  * and a site taken out by --coverage is back to its original bytes.
  * Anything else is code the program wrote there itself (a hot patch),
  * which putting the original bytes back would undo, or tear. */
-static bool site_ours(const uint8_t *buf, rt_raddr lo,
+static bool site_ours(const uint8_t *buf, rt_raddr lo, const uint8_t *orig,
 		      const struct rt_probe *pr)
 {
-	return site_reads(buf, lo, pr, ARM_JUMPS) ||
-	       site_reads(buf, lo, pr, ARM_TRAPS) ||
-	       site_reads(buf, lo, pr, DISARM);
+	return site_reads(buf, lo, orig, pr, ARM_JUMPS) ||
+	       site_reads(buf, lo, orig, pr, ARM_TRAPS) ||
+	       site_reads(buf, lo, orig, pr, DISARM);
 }
 
 /* The name of the function of @pr, for a message; owned by the symbols. */
@@ -257,58 +293,157 @@ static void keep_site(struct rt_arm_kept *kept, const struct rt_plan *plan,
 	}
 }
 
-/* Patches probes [first, last] of @plan, which lie within one run.  With
- * @kept, a site the program has rewritten is left alone and counted
- * there; without it (the first arming) every site is written. */
-static int write_run(struct rt_mem *mem, const struct rt_plan *plan,
-		     size_t first, size_t last, enum arm_mode mode,
-		     struct rt_arm_kept *kept)
-{
-	rt_raddr lo, hi, a, b;
-	uint8_t *buf, *seen;
-	int err;
+/* One run of probes [first, last] of @img's plan, and the bytes
+ * [lo, hi) their sites cover. */
+struct run {
+	struct rt_image *img;
+	const struct rt_plan *plan;
+	size_t first, last;
+	rt_raddr lo, hi;
+	const uint8_t *orig;   /* the original bytes of [lo, hi) */
+	const bool *left;      /* [i - first]: the site was left to the
+				* program */
+};
 
-	site_span(rt_plan_probe(plan, first), mode, &lo, &hi);
-	for (size_t i = first + 1; i <= last; i++) {
-		site_span(rt_plan_probe(plan, i), mode, &a, &b);
-		lo = MIN(lo, a);
-		hi = MAX(hi, b);
+/* Marks in @mask (from @lo) every byte @pr may write. */
+static void site_pieces(const struct rt_probe *pr, uint8_t *mask,
+			rt_raddr lo, uint8_t mark)
+{
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	memset(mask + (pr->addr - lo), mark, tlen);
+	if (pr->patch_len)
+		memset(mask + (pr->patch_lo - lo), mark, pr->patch_len);
+	if (pr->patch_len && pr->relay_lo)
+		memset(mask + (pr->relay_lo - lo), mark, rt_arch_patch_len());
+}
+
+enum { CHECK, OURS, SKIP };
+
+/* After run @r was written in @mode: each byte a site may write but
+ * holds no longer in @mode must be the original.  One that is not is
+ * put back and counted in @bad, never left in the program. */
+static int check_run(struct rt_mem *mem, const struct run *r,
+		     enum arm_mode mode, struct rt_arm_kept *bad)
+{
+	size_t len = r->hi - r->lo;
+	uint8_t *mask = xmalloc(len), *now = xmalloc(len);
+	int err = rt_mem_read(mem, r->lo, now, len);
+
+	memset(mask, SKIP, len);
+	for (size_t i = r->first; i <= r->last; i++)
+		site_pieces(rt_plan_probe(r->plan, i), mask, r->lo, CHECK);
+	for (size_t i = r->first; i <= r->last; i++)
+		site_owned(rt_plan_probe(r->plan, i), mode, mask, r->lo, OURS);
+	for (size_t i = r->first; i <= r->last; i++)
+		if (r->left[i - r->first])
+			site_pieces(rt_plan_probe(r->plan, i), mask, r->lo,
+				    SKIP);
+	for (size_t k = 0; !err && k < len; k++) {
+		size_t e = k;
+
+		while (e < len && mask[e] == CHECK && now[e] != r->orig[e])
+			e++;
+		if (e == k)
+			continue;
+		if (bad->wrong_bytes == 0)
+			bad->wrong_first = r->lo + k;
+		bad->wrong_bytes += e - k;
+		bad->wrong_places++;
+		err = rt_mem_write(mem, r->lo + k, r->orig + k, e - k);
+		k = e;
 	}
-	buf = xmalloc(hi - lo);
-	err = rt_mem_read(mem, lo, buf, hi - lo);
+	free(now);
+	free(mask);
+	return err;
+}
+
+/* Whether the arming is checked too (RTRACE_CHECK_CODE=1): a debugging
+ * aid, and the tests' way to see a plan's bytes composed right. */
+static bool check_arming(void)
+{
+	const char *v = getenv("RTRACE_CHECK_CODE");
+
+	return v && *v == '1';
+}
+
+/* The original bytes of @r's span: none known is an error, said once
+ * per run (a write would put guessed bytes in the program). */
+static int find_orig(struct run *r, const uint8_t *before)
+{
+	r->orig = rt_code_orig_get(r->img, r->lo, r->hi - r->lo, before);
+	if (r->orig)
+		return 0;
+	pr_err("the original bytes of the code at %" PRIxRADDR " are not "
+	       "known (not in %s): it is left as it is", r->lo, r->img->path);
+	return -ENODATA;
+}
+
+/* Patches run @r in @mode.  With @kept, a site the program has
+ * rewritten is left alone and counted there; without it (the first
+ * arming) every site is written.  Bytes found wrong once written go to
+ * @bad. */
+static int write_run(struct rt_mem *mem, struct run *r, enum arm_mode mode,
+		     struct rt_arm_kept *kept, struct rt_arm_kept *bad)
+{
+	size_t len = r->hi - r->lo, n = r->last - r->first + 1;
+	uint8_t *buf = xmalloc(len), *seen = NULL;
+	bool *left = xcalloc(n, sizeof(*left));
+	int err = rt_mem_read(mem, r->lo, buf, len);
+
+	if (!err)
+		err = find_orig(r, kept ? NULL : buf);
 	/* each site is judged on the bytes as read: a region that holds
 	 * another site's relay puts them back before that site is seen */
-	seen = kept && !err ? xmalloc(hi - lo) : NULL;
-	if (seen)
-		memcpy(seen, buf, hi - lo);
-	for (size_t i = first; !err && i <= last; i++) {
-		const struct rt_probe *pr = rt_plan_probe(plan, i);
+	if (!err && kept) {
+		seen = xmalloc(len);
+		memcpy(seen, buf, len);
+	}
+	for (size_t i = r->first; !err && i <= r->last; i++) {
+		const struct rt_probe *pr = rt_plan_probe(r->plan, i);
 
-		if (kept && !site_ours(seen, lo, pr))
-			keep_site(kept, plan, pr);
+		left[i - r->first] = kept && !site_ours(seen, r->lo, r->orig, pr);
+		if (left[i - r->first])
+			keep_site(kept, r->plan, pr);
 		else
-			write_site(buf, lo, pr, mode);
+			write_site(buf, r->lo, r->orig, pr, mode);
 	}
 	if (!err)
-		err = rt_mem_write(mem, lo, buf, hi - lo);
+		err = rt_mem_write(mem, r->lo, buf, len);
+	r->left = left;
+	if (!err && (mode != ARM_JUMPS || check_arming()))
+		err = check_run(mem, r, mode, bad);
+	free(left);
 	free(seen);
 	free(buf);
 	return err;
 }
 
-static int patch_all(struct rt_process *p, const struct rt_plan *plan,
-		     enum arm_mode mode, struct rt_arm_kept *kept)
+static int patch_all(struct rt_process *p, struct rt_image *img,
+		     enum arm_mode mode, struct rt_arm_kept *kept,
+		     struct rt_arm_kept *bad)
 {
+	const struct rt_plan *plan = img->plan;
 	size_t n = rt_plan_nprobes(plan), first = 0;
 
 	for (size_t i = 1; i <= n; i++) {
+		struct run r = { .img = img, .plan = plan, .first = first,
+				 .last = i - 1 };
+		rt_raddr a, b;
 		int err;
 
 		if (i < n && rt_plan_probe(plan, i)->addr -
 					     rt_plan_probe(plan, i - 1)->addr <
 				     RUN_GAP)
 			continue;
-		err = write_run(p->mem, plan, first, i - 1, mode, kept);
+		site_span(rt_plan_probe(plan, first), mode, &r.lo, &r.hi);
+		for (size_t k = first + 1; k < i; k++) {
+			site_span(rt_plan_probe(plan, k), mode, &a, &b);
+			r.lo = MIN(r.lo, a);
+			r.hi = MAX(r.hi, b);
+		}
+		err = write_run(p->mem, &r, mode, kept, bad);
 		if (err)
 			return err;
 		first = i;
@@ -320,6 +455,7 @@ int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
 		 struct rt_image *img, pid_t tid, int *deferred_sig)
 {
 	struct rt_plan *plan = img->plan;
+	struct rt_arm_kept bad = { 0 };
 	enum arm_mode mode = ARM_TRAPS;
 	const uint8_t *code;
 	rt_raddr base;
@@ -343,7 +479,8 @@ int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
 		/* the guardian hears of the breakpoints before they are
 		 * written: rtrace may die in between */
 		rt_guardian_armed(p, plan, mode == ARM_JUMPS);
-		err = patch_all(p, plan, mode, NULL);
+		err = patch_all(p, img, mode, NULL, &bad);
+		rt_arm_kept_warn(p, &bad);
 	}
 	if (err) {
 		pr_err("process %d: cannot write probes: %s", p->pid,
@@ -357,17 +494,24 @@ int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
 	return 0;
 }
 
-int rt_disarm_image(struct rt_process *p, const struct rt_image *img,
+int rt_disarm_image(struct rt_process *p, struct rt_image *img,
 		    struct rt_arm_kept *kept)
 {
 	if (!img || !img->plan || rt_plan_nprobes(img->plan) == 0)
 		return 0;
-	return patch_all(p, img->plan, DISARM, kept);
+	return patch_all(p, img, DISARM, kept, kept);
 }
 
 void rt_arm_kept_warn(const struct rt_process *p,
 		      const struct rt_arm_kept *kept)
 {
+	if (kept->wrong_bytes)
+		pr_warn("process %d: %zu byte%s of code in %zu place%s (the "
+			"first at %" PRIxRADDR ") were not the original ones "
+			"after rtrace wrote there; rtrace put them back",
+			p->pid, kept->wrong_bytes, rt_s(kept->wrong_bytes),
+			kept->wrong_places, rt_s(kept->wrong_places),
+			kept->wrong_first);
 	if (!kept->n)
 		return;
 	pr_warn("process %d: the program changed its code at %zu probe "
@@ -385,7 +529,7 @@ int rt_arm_traps_only(struct rt_process *p)
 	if (!p->img || !p->img->plan || !rt_plan_npatched(p->img->plan))
 		return 0;
 	rt_guardian_armed(p, p->img->plan, false);
-	err = patch_all(p, p->img->plan, ARM_TRAPS, &kept);
+	err = patch_all(p, p->img, ARM_TRAPS, &kept, &kept);
 	rt_arm_kept_warn(p, &kept);
 	return err;
 }

@@ -476,7 +476,7 @@ static void leave_relay(struct rt_thread *th, const struct rt_plan *plan)
  * scratch area, then the area itself; sites the program rewrote go to
  * @kept. */
 static void clean_image(struct rt_tracer *tr, struct rt_process *p,
-			const struct rt_image *img, struct rt_arm_kept *kept)
+			struct rt_image *img, struct rt_arm_kept *kept)
 {
 	const struct rt_plan *plan = img ? img->plan : NULL;
 	struct rt_thread *any = NULL;

@@ -5,6 +5,7 @@
 
 #define PR_FMT "tasks"
 #define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/codeorig.h"
 #include "rtrace/log.h"
 #include "rtrace/jumparea.h"
 #include "rtrace/tasks.h"
@@ -241,6 +242,7 @@ void rt_image_put(struct rt_image *img)
 	if (!img || --img->refs > 0)
 		return;
 	rt_plan_put(img->plan);
+	rt_code_orig_free(img->orig);
 	rt_libtest_free(img->tests);
 	free(img->path);
 	rt_symbols_free(img->syms);
