@@ -160,6 +160,15 @@ bool rt_arch_in_syscall(const struct rt_regs *r)
 	return (int64_t)r->r.orig_rax >= 0;
 }
 
+bool rt_arch_clear_step_flag(struct rt_regs *r)
+{
+	const unsigned long long tf = 1ULL << 8;
+	bool was = (r->r.eflags & tf) != 0;
+
+	r->r.eflags &= ~tf;
+	return was;
+}
+
 long rt_arch_syscall_result(const struct rt_regs *r)
 {
 	return (long)r->r.rax;

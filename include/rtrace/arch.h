@@ -114,6 +114,12 @@ long rt_arch_syscall_result(const struct rt_regs *r);
  * resume would restart, and which may block). */
 bool rt_arch_in_syscall(const struct rt_regs *r);
 
+/* Clears the single-step (trace) flag in @r; true when it was set.  A
+ * step over code that saves and restores the flags (a trampoline's
+ * pushf ... popf) leaves the flag set as the program's own, which no
+ * detach clears. */
+bool rt_arch_clear_step_flag(struct rt_regs *r);
+
 /* ---- calibration ----------------------------------------------------- */
 
 /* Code of a function that executes one breakpoint and returns, callable as

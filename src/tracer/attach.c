@@ -247,7 +247,13 @@ static int step_once(struct rt_thread *th)
 		return -ESRCH;
 	if (w.kind == RT_STOP_SIGNAL && w.sig != SIGTRAP)
 		th->pending_sig = w.sig;
-	return rt_tracee_getregs(th->tid, &th->regs);
+	if (rt_tracee_getregs(th->tid, &th->regs))
+		return -ESRCH;
+	/* a step over a trampoline's popf of flags that a step's pushf
+	 * saved: the flag would trap the program once rtrace is gone */
+	if (rt_arch_clear_step_flag(&th->regs))
+		return rt_tracee_setregs(th->tid, &th->regs);
+	return 0;
 }
 
 /* Instructions a thread runs, at most, to leave the bytes of a jump. */
@@ -406,28 +412,43 @@ static bool stop_everything(struct rt_tracer *tr)
 	return true;
 }
 
-void rt_tracer_take_pending_trap(struct rt_thread *th)
+/* Lets stopped thread @th take one stop (a pending SIGTRAP, or a ptrace
+ * interrupt's stop still due before it): a breakpoint's trap puts it
+ * back on the breakpoint.  False when the thread is gone. */
+static bool take_one_trap(struct rt_thread *th)
 {
 	const struct rt_plan *plan;
 	struct rt_wait w;
+	siginfo_t si;
 	rt_raddr site;
 
-	if (!th->proc || !rt_tracee_signal_pending(th->tid, SIGTRAP))
-		return;
 	/* the signal is taken before any instruction runs */
 	if (rt_tracee_cont(th->tid, 0) || rt_wait_tid(th->tid, &w))
-		return;
-	if (w.kind == RT_STOP_SIGNAL) {
+		return false;
+	if (w.kind == RT_STOP_SIGNAL && !th->pending_sig)
 		th->pending_sig = w.sig;
-		return;
-	}
 	if (w.kind != RT_STOP_TRAP || rt_tracee_getregs(th->tid, &th->regs))
-		return;
+		return w.kind != RT_STOP_EXITED && w.kind != RT_STOP_KILLED;
+	/* a single step's trap (a step out of rtrace's code that an
+	 * interrupt's stop overtook) leaves the thread where it is */
+	if (rt_tracee_getsiginfo(th->tid, &si) || si.si_code != SI_KERNEL)
+		return true;
 	site = rt_arch_trap_site(&th->regs);
 	if (rt_tracer_find_probe(th->proc, site, &plan)) {
 		rt_arch_set_ip(&th->regs, site);
 		rt_tracee_setregs(th->tid, &th->regs);
 	}
+	return true;
+}
+
+void rt_tracer_take_pending_trap(struct rt_thread *th)
+{
+	/* a few: each pass takes one stop, which may be another's */
+	for (int n = 0; n < 4 && th->proc &&
+			rt_tracee_signal_pending(th->tid, SIGTRAP);
+	     n++)
+		if (!take_one_trap(th))
+			break;
 }
 
 void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
@@ -536,6 +557,8 @@ int rt_tracer_detach(struct rt_tracer *tr)
 	while (rt_tasks_nthreads(tr->tasks)) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, 0);
 
+		/* again: the steps out of rtrace's code may have left one */
+		rt_tracer_take_pending_trap(th);
 		rt_tracee_detach(th->tid, th->pending_sig);
 		rt_tasks_remove_thread(tr->tasks, th);
 	}

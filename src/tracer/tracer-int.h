@@ -184,10 +184,11 @@ const struct rt_probe *rt_tracer_find_probe(const struct rt_process *p,
 typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);
 
 /* Stopped thread @th, interrupted just as it ran into one of rtrace's
- * breakpoints, has that breakpoint's SIGTRAP still pending behind the
- * interrupt's stop: delivered after a detach, it would kill the program.
- * Lets the thread take it (rtrace, still its tracer, keeps it) and puts
- * the thread back on the breakpoint's instruction.  Before a detach. */
+ * breakpoints, or as it finished one of rtrace's single steps, has that
+ * SIGTRAP still pending behind the interrupt's stop: delivered after a
+ * detach, it would kill the program.  Lets the thread take it (rtrace,
+ * still its tracer, keeps it) and puts the thread back on a breakpoint's
+ * instruction.  Before a detach. */
 void rt_tracer_take_pending_trap(struct rt_thread *th);
 
 /* Moves stopped thread @th out of the scratch area [@lo, @hi): out of the
