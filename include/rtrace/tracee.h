@@ -111,6 +111,14 @@ int rt_mem_fd(const struct rt_mem *m);
 /* The process @m reaches. */
 pid_t rt_mem_pid(const struct rt_mem *m);
 
+/* Where rtrace may put code it runs in a stopped thread (a system call
+ * of its own): an address of executable code that no thread of the
+ * process runs (its executable's entry point, long past), so that no
+ * other thread meets rtrace's bytes there should rtrace die before it
+ * puts the code back.  0 (the default): none known. */
+void rt_mem_set_stub(struct rt_mem *m, rt_raddr at);
+rt_raddr rt_mem_stub(const struct rt_mem *m);
+
 /* Reads or writes exactly @len bytes at @addr; -EIO when the range is
  * not (wholly) mapped. */
 int rt_mem_read(struct rt_mem *m, rt_raddr addr, void *buf, size_t len);

@@ -321,8 +321,11 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	uint64_t ts = now_ns();
 	int err;
 
-	note_sigtrap(tr, p, any);
+	/* the image first: it says where rtrace's system calls may go
+	 * (rt_mem_stub()), SIGTRAP's disposition is read through one */
 	err = rt_image_build(tr, p);
+	if (!err)
+		note_sigtrap(tr, p, any);
 	tr->first_exec_done = true;
 	if (!err && p->img->plan)
 		rt_attach_keep_clear(tr, p->img->plan);

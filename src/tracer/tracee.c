@@ -194,6 +194,7 @@ struct rt_mem {
 	int fd;                /* -1 for a proxy */
 	rt_mem_io_fn *io;      /* the proxy's door, or NULL */
 	void *ctx;
+	rt_raddr stub;         /* code no thread runs, or 0 */
 };
 
 int rt_mem_new_proxy(pid_t pid, rt_mem_io_fn *io, void *ctx,
@@ -248,6 +249,17 @@ int rt_mem_fd(const struct rt_mem *m)
 pid_t rt_mem_pid(const struct rt_mem *m)
 {
 	return m->pid;
+}
+
+void rt_mem_set_stub(struct rt_mem *m, rt_raddr at)
+{
+	if (m)
+		m->stub = at;
+}
+
+rt_raddr rt_mem_stub(const struct rt_mem *m)
+{
+	return m ? m->stub : 0;
 }
 
 /* pread or pwrite until done: /proc/PID/mem may move less than asked */
