@@ -22,7 +22,8 @@ each as a release build (with debug info) and a debug build.  For each:
            (over as many runs of the tests as it takes).  After every
            detach: the bytes of the binary's code mappings that differ
            from the file's (/proc/PID/mem); at the end of each run
-           whether it ended as natively
+           whether it ended as natively; an rtrace that has not detached
+           after --hang seconds (60) is killed and counted as a hang
   kills    (release rayon-core, and any --kill-all program) --kills runs:
            rtrace attaches, and is killed with SIGKILL at a random moment
            0.2-2 s later; the tests must end as natively
@@ -112,16 +113,24 @@ def start(exe):
 def cycles(args, exe, pattern, native, want, log):
     """Attach and detach until @want detaches are done."""
     image = open(exe, "rb").read()
-    res = {"detaches": 0, "runs": 0, "bad": [], "bytes": 0, "warn": 0}
-    while res["detaches"] < want:
+    res = {"detaches": 0, "runs": 0, "bad": [], "bytes": 0, "warn": 0, "hangs": 0}
+    while res["detaches"] < want and res["hangs"] < 3:
         prog = start(exe)
         res["runs"] += 1
         time.sleep(random.uniform(0.05, 0.4))
         while prog.poll() is None and res["detaches"] < want:
-            r = subprocess.run([args.rtrace, "record", "-q", "-o", log, "-p", str(prog.pid),
-                                "-f", pattern, "--duration",
-                                "%.2fs" % random.uniform(0.2, 1.0)],
-                               capture_output=True, text=True, timeout=300)
+            try:
+                r = subprocess.run([args.rtrace, "record", "-q", "-o", log, "-p",
+                                    str(prog.pid), "-f", pattern, "--duration",
+                                    "%.2fs" % random.uniform(0.2, 1.0)],
+                                   capture_output=True, text=True, timeout=args.hang)
+            except subprocess.TimeoutExpired:
+                # subprocess.run killed rtrace (SIGKILL): its guardian
+                # gives the program back
+                res["hangs"] += 1
+                if res["hangs"] >= 3:
+                    break  # 3 hangs say enough: the program goes
+                continue
             if prog.poll() is not None:
                 break
             d = code_differs(prog.pid, exe, image)
@@ -129,7 +138,11 @@ def cycles(args, exe, pattern, native, want, log):
             res["bytes"] += d or 0
             res["warn"] += "warning:" in r.stderr
             time.sleep(random.uniform(0, 0.5))
-        out, _ = prog.communicate(timeout=600)
+        try:
+            out, _ = prog.communicate(timeout=600 if res["hangs"] < 3 else 10)
+        except subprocess.TimeoutExpired:
+            os.killpg(prog.pid, signal.SIGKILL)
+            out, _ = prog.communicate()
         if ending(prog.returncode, out) != native:
             res["bad"].append(how(prog.returncode))
     return res
@@ -159,12 +172,15 @@ def main():
     ap.add_argument("--cycles", type=int, default=50)
     ap.add_argument("--kills", type=int, default=30)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--hang", type=float, default=60,
+                    help="seconds after which an rtrace that has not detached is a hang")
     ap.add_argument("--out", default="-")
     args = ap.parse_args()
     random.seed(args.seed)
     install(DEV_DEPS)
     rows = ["| program | build | detaches | runs | not as natively | differing code bytes "
-            "| warnings | kill -9 runs | deaths |", "|---|---|---|---|---|---|---|---|---|"]
+            "| warnings | rtrace hangs | kill -9 runs | deaths |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
     with tempfile.TemporaryDirectory(prefix="rtrace-detach-") as tmp:
         log = os.path.join(tmp, "run.rtrace")
         for name, crate, sel, pattern in PROGRAMS:
@@ -179,10 +195,10 @@ def main():
                 res = cycles(args, exe, pattern, native, args.cycles, log)
                 nk = args.kills if (name == "rayon-core" and release) else 0
                 kb = kills(args, exe, pattern, native, nk, log) if nk else []
-                row = "| %s | %s | %d | %d | %d%s | %d | %d | %s | %s |" % (
+                row = "| %s | %s | %d | %d | %d%s | %d | %d | %d | %s | %s |" % (
                     name, "release" if release else "debug", res["detaches"], res["runs"],
                     len(res["bad"]), " (%s)" % ", ".join(res["bad"]) if res["bad"] else "",
-                    res["bytes"], res["warn"], nk or "-",
+                    res["bytes"], res["warn"], res["hangs"], nk or "-",
                     ("%d (%s)" % (len(kb), ", ".join(kb)) if kb else "0") if nk else "-")
                 print(row, flush=True)
                 rows.append(row)

@@ -598,15 +598,15 @@ static void on_gone(struct rt_tracer *tr, struct rt_thread *th,
 /* ---- the loop ---------------------------------------------------------- */
 
 /* While detaching, a thread that was to go on stays stopped instead, with
- * its registers written and its signal kept for the detach. */
+ * its registers written and its signal kept for the detach (but one at
+ * its exit event, which is let go to its end). */
 static void hold(struct rt_thread *th, const struct decision *d)
 {
 	if (d->setregs)
 		rt_tracee_setregs(th->tid, &th->regs);
 	if (d->sig)
 		th->pending_sig = d->sig;
-	if (th->state != RT_TS_EXITING)
-		rt_thread_set_state(th, RT_TS_STOPPED);
+	rt_thread_set_state(th, RT_TS_STOPPED);
 }
 
 static void resume(struct rt_tracer *tr, struct rt_thread *th,
@@ -616,7 +616,10 @@ static void resume(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (d->sig > 0 && d->sig < NSIG)
 		tr->signal_ns[d->sig] = now_ns();
-	if (tr->holding && (d->how == RESUME_CONT || d->how == RESUME_LISTEN)) {
+	/* a thread at its exit event goes on even then: it runs nothing of
+	 * the program's any more, and the detach waits for its end */
+	if (tr->holding && th->state != RT_TS_EXITING &&
+	    (d->how == RESUME_CONT || d->how == RESUME_LISTEN)) {
 		if (d->also)
 			rt_thread_set_state(d->also, RT_TS_STOPPED);
 		hold(th, d);
