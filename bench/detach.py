@@ -47,6 +47,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(TOP, "tools"))
+import codebytes  # noqa: E402
 import debcrate  # noqa: E402
 
 # name, crate, cargo's test selection, rtrace's pattern
@@ -78,24 +79,6 @@ def build(crate, sel, release):
     return exe
 
 
-def code_differs(pid, exe, image):
-    differ = 0
-    try:
-        with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb") as mem:
-            for m in maps.read().splitlines():
-                f = m.split()
-                if len(f) < 6 or "x" not in f[1] or f[5] != exe:
-                    continue
-                lo, hi = (int(x, 16) for x in f[0].split("-"))
-                want = image[int(f[2], 16):int(f[2], 16) + hi - lo]
-                mem.seek(lo)
-                got = mem.read(len(want))
-                differ += sum(1 for a, b in zip(got, want) if a != b)
-    except OSError:
-        return None  # it ended meanwhile
-    return differ
-
-
 def ending(st, out):
     m = SUMMARY.search(out)
     return st, m.group(0) if m else None
@@ -112,7 +95,6 @@ def start(exe):
 
 def cycles(args, exe, pattern, native, want, log):
     """Attach and detach until @want detaches are done."""
-    image = open(exe, "rb").read()
     res = {"detaches": 0, "runs": 0, "bad": [], "bytes": 0, "warn": 0, "hangs": 0}
     while res["detaches"] < want and res["hangs"] < 3:
         prog = start(exe)
@@ -133,9 +115,9 @@ def cycles(args, exe, pattern, native, want, log):
                 continue
             if prog.poll() is not None:
                 break
-            d = code_differs(prog.pid, exe, image)
+            d = codebytes.differing(prog.pid, exe)
             res["detaches"] += 1
-            res["bytes"] += d or 0
+            res["bytes"] += d[0] if d else 0
             res["warn"] += "warning:" in r.stderr
             time.sleep(random.uniform(0, 0.5))
         try:

@@ -116,8 +116,8 @@ pid_t rt_mem_pid(const struct rt_mem *m);
  * process runs (its executable's entry point, long past), so that no
  * other thread meets rtrace's bytes there should rtrace die before it
  * puts the code back.  0 (the default): none known. */
-void rt_mem_set_stub(struct rt_mem *m, rt_raddr at);
-rt_raddr rt_mem_stub(const struct rt_mem *m);
+void rt_mem_set_call_site(struct rt_mem *m, rt_raddr at);
+rt_raddr rt_mem_call_site(const struct rt_mem *m);
 
 /* Reads or writes exactly @len bytes at @addr; -EIO when the range is
  * not (wholly) mapped. */

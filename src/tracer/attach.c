@@ -322,7 +322,7 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	int err;
 
 	/* the image first: it says where rtrace's system calls may go
-	 * (rt_mem_stub()), SIGTRAP's disposition is read through one */
+	 * (rt_mem_call_site()), SIGTRAP's disposition is read through one */
 	err = rt_image_build(tr, p);
 	if (!err)
 		note_sigtrap(tr, p, any);

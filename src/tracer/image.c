@@ -289,7 +289,7 @@ int rt_image_build(struct rt_tracer *tr, struct rt_process *p)
 		return err;
 	}
 	p->img = rt_image_new(syms, plan, bias);
-	rt_mem_set_stub(p->mem, rt_symbols_entry(syms) + bias);
+	rt_mem_set_call_site(p->mem, rt_symbols_entry(syms) + bias);
 	if (tr->cfg.plan.mem && p->record)
 		note_global_allocator(tr, syms, bias);
 	return 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Remote system calls.  The code is placed where no thread runs: the
- * executable's entry point (rt_mem_stub()), else the thread's own
+ * executable's entry point (rt_mem_call_site()), else the thread's own
  * instruction pointer, a page known to be mapped executable; the
  * original bytes go back before the thread ever runs normally again.
  * Not at the thread's instruction pointer when it can be helped: other
@@ -182,7 +182,7 @@ static int inject(pid_t tid, struct rt_mem *mem, long nr, uint64_t args[6],
 	err = rt_tracee_getregs(tid, &saved);
 	if (err)
 		return err;
-	at = rt_mem_stub(mem) ? rt_mem_stub(mem) : rt_arch_ip(&saved);
+	at = rt_mem_call_site(mem) ? rt_mem_call_site(mem) : rt_arch_ip(&saved);
 	err = place_data(mem, &saved, data);
 	if (err)
 		return err;

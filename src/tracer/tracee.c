@@ -194,7 +194,7 @@ struct rt_mem {
 	int fd;                /* -1 for a proxy */
 	rt_mem_io_fn *io;      /* the proxy's door, or NULL */
 	void *ctx;
-	rt_raddr stub;         /* code no thread runs, or 0 */
+	rt_raddr call_site;    /* code no thread runs, or 0 */
 };
 
 int rt_mem_new_proxy(pid_t pid, rt_mem_io_fn *io, void *ctx,
@@ -251,15 +251,15 @@ pid_t rt_mem_pid(const struct rt_mem *m)
 	return m->pid;
 }
 
-void rt_mem_set_stub(struct rt_mem *m, rt_raddr at)
+void rt_mem_set_call_site(struct rt_mem *m, rt_raddr at)
 {
 	if (m)
-		m->stub = at;
+		m->call_site = at;
 }
 
-rt_raddr rt_mem_stub(const struct rt_mem *m)
+rt_raddr rt_mem_call_site(const struct rt_mem *m)
 {
-	return m ? m->stub : 0;
+	return m ? m->call_site : 0;
 }
 
 /* pread or pwrite until done: /proc/PID/mem may move less than asked */

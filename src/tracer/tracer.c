@@ -411,7 +411,7 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 
 	if (rt_mem_open(pid, &c->mem))
 		pr_dbg("process %d: no memory access", pid);
-	rt_mem_set_stub(c->mem, rt_mem_stub(parent->mem));
+	rt_mem_set_call_site(c->mem, rt_mem_call_site(parent->mem));
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
 	c->sigtrap = parent->sigtrap;
 	vec_for_each(&parent->libs, lib)

@@ -39,6 +39,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "..", "tools"))
+import codebytes  # noqa: E402
 import debcrate  # noqa: E402
 import driver  # noqa: E402
 from driver import row  # noqa: E402
@@ -75,31 +76,6 @@ def relays_inside(rtrace, exe):
     return relays, sorted(a for a in relays if a not in starts)
 
 
-def code_vs_file(pid, exe):
-    """Bytes of the executable's code mappings (through /proc/PID/mem)
-    that differ from the file's at the same offsets, and how many were
-    compared; None when the process ended meanwhile."""
-    with open(exe, "rb") as f:
-        image = f.read()
-    differ = compared = 0
-    try:
-        with open("/proc/%d/maps" % pid) as maps, open("/proc/%d/mem" % pid, "rb") as mem:
-            for m in maps.read().splitlines():
-                f = m.split()
-                if len(f) < 6 or "x" not in f[1] or f[5] != exe:
-                    continue
-                lo, hi = (int(x, 16) for x in f[0].split("-"))
-                off = int(f[2], 16)
-                want = image[off:off + (hi - lo)]
-                mem.seek(lo)
-                got = mem.read(len(want))
-                compared += len(want)
-                differ += sum(1 for a, b in zip(got, want) if a != b)
-    except OSError:
-        return None
-    return differ, compared
-
-
 def summary(out):
     m = SUMMARY.search(out)
     return m.group(0) if m else None
@@ -118,7 +94,7 @@ def cycle_run(args, exe, native, state):
     prog = subprocess.Popen([exe, "--test-threads=1"], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     time.sleep(0.2)
-    before = code_vs_file(prog.pid, exe)
+    before = codebytes.differing(prog.pid, exe)
     if state["runs"] == 0:
         row("cycles: the code equals the file before the attach",
             before is not None and before[0] == 0 and before[1] > 0, "%r" % (before,))
@@ -126,7 +102,7 @@ def cycle_run(args, exe, native, state):
     while prog.poll() is None:
         log = os.path.join(args.build, "realcode", "cycle%d.rtrace" % state["cycles"])
         rc, err = attach_once(args, prog.pid, log)
-        after = code_vs_file(prog.pid, exe)
+        after = codebytes.differing(prog.pid, exe)
         if prog.poll() is not None or after is None:
             break  # it ended while rtrace was there: no detach to check
         state["cycles"] += 1
