@@ -30,6 +30,24 @@ const uint8_t *rt_arch_trap_bytes(size_t *len)
 	return trap_code;
 }
 
+extern const uint8_t rt_x64_guard_begin[], rt_x64_guard_end[];
+extern const uint8_t rt_x64_guard_handler[], rt_x64_guard_restorer[];
+
+const struct rt_trapguard_code *rt_arch_trapguard_code(void)
+{
+	static const struct rt_trapguard_code *done;
+	static struct rt_trapguard_code tg;
+
+	if (!done) {
+		tg.code = rt_x64_guard_begin;
+		tg.len = (size_t)(rt_x64_guard_end - rt_x64_guard_begin);
+		tg.handler = (size_t)(rt_x64_guard_handler - tg.code);
+		tg.restorer = (size_t)(rt_x64_guard_restorer - tg.code);
+		done = &tg;
+	}
+	return done;
+}
+
 rt_raddr rt_arch_trap_site(const struct rt_regs *r)
 {
 	/* int3 is a trap, not a fault: rip already points past it. */

@@ -29,6 +29,14 @@
 /* Bytes of the breakpoint instruction; *len gets its length.  Static data. */
 const uint8_t *rt_arch_trap_bytes(size_t *len);
 
+/* The SIGTRAP guard's code (trapguard-layout.h), copied to the start of
+ * its mapping in the tracee: @handler and @restorer are offsets in it. */
+struct rt_trapguard_code {
+	const uint8_t *code;      /* static data */
+	size_t len, handler, restorer;
+};
+const struct rt_trapguard_code *rt_arch_trapguard_code(void);
+
 /* Address of the breakpoint that made the thread stop with @r (on x86-64 the
  * trap leaves ip one byte past the int3). */
 rt_raddr rt_arch_trap_site(const struct rt_regs *r);

@@ -30,6 +30,15 @@ int rt_guardian_start(void);
  * leaves without touching anything.  Does nothing when none runs. */
 void rt_guardian_stop(void);
 
+/* Whether a guardian runs (rt_guardian_start() made one, and it is still
+ * there). */
+bool rt_guardian_running(void);
+
+/* The process of @mem has its SIGTRAP guard's mapping at @at
+ * (trapguard.h): when rtrace is gone, the guardian tells it which
+ * breakpoints it put back.  Does nothing when no guardian runs. */
+void rt_guardian_trapguard(const struct rt_mem *mem, rt_raddr at);
+
 /* @plan is about to be armed in process @p, with jumps where patched
  * (@jumps) or breakpoints everywhere: its breakpoints and @p's memory and
  * event area are passed on (before any is written: the guardian puts

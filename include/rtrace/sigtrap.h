@@ -23,7 +23,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
+struct rt_mem;
 struct rt_process;
 struct rt_thread;
 
@@ -42,6 +44,13 @@ struct rt_kaction {
 	uint64_t restorer;
 	uint64_t mask;
 };
+
+/* rt_sigaction(SIGTRAP) made in stopped thread @tid of the process whose
+ * memory is @mem, with no breakpoint run (a forced SIGTRAP would undo
+ * it): sets the action to *@a when @set, else reads it into *@a.  A
+ * signal that came meanwhile goes to *@deferred.  0 or -errno. */
+int rt_sigtrap_action(pid_t tid, struct rt_mem *mem, struct rt_kaction *a,
+		      bool set, int *deferred);
 
 /* Per process: embedded in struct rt_process, copied at a fork. */
 struct rt_sigtrap {

@@ -65,6 +65,8 @@ struct rt_process {
 	int lent_slot;            /* -1: the parent's thread had none */
 	pid_t lender;             /* the thread that vforked */
 	struct rt_sigtrap sigtrap; /* SIGTRAP as the program set it */
+	rt_raddr trapguard;       /* its SIGTRAP guard's mapping, or 0
+				   * (trapguard.h) */
 	struct rt_process *next;
 };
 

@@ -31,6 +31,7 @@
 #include "rtrace/remote.h"
 #include "rtrace/sigtrap.h"
 #include "rtrace/unwind.h"
+#include "rtrace/trapguard.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
@@ -545,6 +546,13 @@ static void clean_process(struct rt_tracer *tr, struct rt_process *p)
 	vec_for_each(&p->libs, lib)
 		clean_image(tr, p, *lib, &kept);
 	rt_arm_kept_warn(p, &kept);
+	for (size_t i = 0; p->trapguard && i < rt_tasks_nthreads(tr->tasks);
+	     i++) {
+		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
+
+		if (th->proc == p)
+			rt_trapguard_remove(p, th->tid, &th->pending_sig);
+	}
 }
 
 int rt_tracer_detach(struct rt_tracer *tr)

@@ -16,12 +16,17 @@
  * trampolines stay: they run on without rtrace, into a recorder that
  * does nothing.
  *
+ * When the process has a SIGTRAP guard (trapguard.h), the guardian then
+ * writes there the breakpoints it put back and says it is done: a thread
+ * that met one of them after rtrace died waits in the guard's handler
+ * until then, and runs the original instruction.
+ *
  * What it cannot do: a thread that was stopped at one of rtrace's
- * breakpoints when rtrace died, or that reaches one before the guardian
- * has put it back (a few milliseconds), gets the SIGTRAP and dies, as
- * does one rtrace was moving through its scratch code; the kernel gives
- * no way to take such a stop over without being the tracer.  Jumps make
- * such stops rare; --engine trap makes every hit one.
+ * breakpoints when rtrace died is resumed by the kernel one byte past it,
+ * with no signal, in the middle of the instruction the breakpoint
+ * replaced; nor help one rtrace was moving through its scratch code; the
+ * kernel gives no way to take such a stop over without being the tracer.
+ * Jumps make such stops rare; --engine trap makes every hit one.
  */
 #include <errno.h>
 #include <signal.h>
@@ -44,6 +49,7 @@
 #include "rtrace/probes.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
+#include "rtrace/trapguard-layout.h"
 #include "rtrace/util.h"
 
 enum msg_type {
@@ -51,6 +57,7 @@ enum msg_type {
 			  * one (an exec) makes the old sites moot */
 	MSG_AREA,        /* the control words of its event area */
 	MSG_SITES,       /* code rtrace writes in it */
+	MSG_GUARD,       /* its SIGTRAP guard (trapguard.h) is at .ctl */
 	MSG_BYE,         /* rtrace ends as it should */
 };
 
@@ -86,6 +93,7 @@ struct watched {
 	pid_t pid;
 	int mem;
 	uint64_t ctl;
+	uint64_t guard;             /* 0: none */
 	VEC(struct site) sites;
 };
 
@@ -135,6 +143,7 @@ static void note_process(const struct msg *m, int mem)
 		close(w->mem);
 	w->mem = mem;
 	w->ctl = 0;
+	w->guard = 0;
 	w->sites.n = 0;
 }
 
@@ -146,12 +155,46 @@ static void note_area(const struct msg *m)
 		w->ctl = m->ctl;
 }
 
+static void note_guard(const struct msg *m)
+{
+	struct watched *w = watched_of(m->pid);
+
+	if (w)
+		w->guard = m->ctl;
+}
+
 static void note_sites(const struct msg *m)
 {
 	struct watched *w = watched_of(m->pid);
 
 	for (uint32_t i = 0; w && i < m->nsites && i < SITES_PER_MSG; i++)
 		vec_push(&w->sites, m->sites[i]);
+}
+
+/* Tells @w's SIGTRAP guard which breakpoint sites hold their original
+ * code again, then that its threads may go on (trapguard.S). */
+static void release_guard(const struct watched *w)
+{
+	size_t tlen;
+	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
+	const uint32_t state = RT_TG_RESTORED;
+	uint64_t n = 0;
+	VEC(uint64_t) at = { 0 };
+
+	for (size_t i = 0; i < w->sites.n && at.n < RT_TG_REWIND_MAX; i++) {
+		const struct site *st = &w->sites.v[i];
+
+		if (st->len == tlen && !memcmp(st->ours, trap, tlen))
+			vec_push(&at, st->addr);
+	}
+	n = at.n;
+	if ((!n || pwrite(w->mem, at.v, n * sizeof(*at.v),
+			  (off_t)(w->guard + RT_TG_REWIND)) >= 0) &&
+	    pwrite(w->mem, &n, sizeof(n),
+		   (off_t)(w->guard + RT_TG_NREWIND)) >= 0)
+		pwrite(w->mem, &state, sizeof(state),
+		       (off_t)(w->guard + RT_TG_STATE));
+	vec_free(&at);
 }
 
 /* rtrace is gone: recording off, its code out, where still there. */
@@ -177,6 +220,8 @@ static void give_back(void)
 				   (off_t)st->addr) < 0)
 				break;
 		}
+		if (w->guard)
+			release_guard(w);
 	}
 }
 
@@ -228,6 +273,8 @@ static _Noreturn void guard(int fd)
 			note_area(&m);
 		else if (m.type == MSG_SITES)
 			note_sites(&m);
+		else if (m.type == MSG_GUARD)
+			note_guard(&m);
 		else if (passed >= 0)
 			close(passed);
 	}
@@ -342,6 +389,21 @@ static bool tell_process(const struct rt_mem *mem)
 	if (sock >= 0)
 		vec_push(&told, m.pid);
 	return sock >= 0;
+}
+
+bool rt_guardian_running(void)
+{
+	return sock >= 0;
+}
+
+void rt_guardian_trapguard(const struct rt_mem *mem, rt_raddr at)
+{
+	struct msg m = { .type = MSG_GUARD, .ctl = at };
+
+	if (!tell_process(mem))
+		return;
+	m.pid = rt_mem_pid(mem);
+	send_msg(&m, offsetof(struct msg, sites), -1);
 }
 
 static void send_sites(const struct msg *m)

@@ -17,6 +17,7 @@
 #include "rtrace/imageplan.h"
 #include "rtrace/inlined.h"
 #include "rtrace/log.h"
+#include "rtrace/trapguard.h"
 #include "rtrace/util.h"
 #include "rtrace/vec.h"
 
@@ -320,16 +321,20 @@ static void count_instances(const struct rt_plan *plan, bool jumps,
 int rt_image_arm(struct rt_tracer *tr, struct rt_process *p, pid_t tid,
 		 int *deferred_sig)
 {
-	int err = p->img->plan ? rt_arm_image(tr->engine, p, p->img, tid,
-					      deferred_sig)
-			       : 0;
+	int err;
 
+	if (p->img->plan || p->libs.n)
+		rt_trapguard_install(p, tid, deferred_sig);
+	err = p->img->plan ? rt_arm_image(tr->engine, p, p->img, tid,
+					  deferred_sig)
+			   : 0;
 	if (!err && p->img->plan)
 		count_instances(p->img->plan, p->ia, &tr->st);
 	vec_for_each(&p->libs, lib)
 		if (!err && (*lib)->plan)
 			err = rt_arm_image(tr->engine, p, *lib, tid,
 					   deferred_sig);
+	rt_trapguard_note_recorder(p);
 	return err;
 }
 

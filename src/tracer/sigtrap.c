@@ -52,23 +52,26 @@ static void cannot(struct rt_process *p, int err)
 			"action", p->pid, strerror(-err));
 }
 
-/* rt_sigaction(SIGTRAP, @set ? @a : NULL, @set ? NULL : @a) in stopped
- * thread @th, with no breakpoint run (a forced SIGTRAP would undo it). */
-static int kaction(struct rt_thread *th, struct rt_kaction *a, bool set,
-		   int *deferred)
+int rt_sigtrap_action(pid_t tid, struct rt_mem *mem, struct rt_kaction *a,
+		      bool set, int *deferred)
 {
 	const uint64_t args[6] = { SIGTRAP, 0, 0, sizeof(a->mask) };
 	long res = 0;
 	int err;
 
-	if (!th->proc->mem)
+	if (!mem)
 		return -EACCES;
-	err = rt_remote_syscall_quiet(th->tid, th->proc->mem, SYS_rt_sigaction,
-				      args, a, sizeof(*a), set ? 1 : 2, &res,
-				      deferred);
+	err = rt_remote_syscall_quiet(tid, mem, SYS_rt_sigaction, args, a,
+				      sizeof(*a), set ? 1 : 2, &res, deferred);
 	if (!err && res < 0)
 		err = (int)res;
 	return err;
+}
+
+static int kaction(struct rt_thread *th, struct rt_kaction *a, bool set,
+		   int *deferred)
+{
+	return rt_sigtrap_action(th->tid, th->proc->mem, a, set, deferred);
 }
 
 void rt_sigtrap_note_mask(struct rt_thread *th)

@@ -28,6 +28,7 @@
 #include "rtrace/sigtrap.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
+#include "rtrace/trapguard.h"
 #include "rtrace/tracer.h"
 #include "rtrace/unwind.h"
 #include "rtrace/util.h"
@@ -373,6 +374,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	rt_mem_close(p->mem);
 	p->mem = NULL;
 	rt_guardian_exec(p);
+	p->trapguard = 0;  /* the exec took the handler and its mapping */
 	if (rt_mem_open(p->pid, &p->mem))
 		pr_dbg("process %d: no memory access after exec", p->pid);
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
@@ -414,6 +416,10 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	rt_mem_set_call_site(c->mem, rt_mem_call_site(parent->mem));
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
 	c->sigtrap = parent->sigtrap;
+	/* the handler and its mapping are the child's too */
+	c->trapguard = parent->trapguard;
+	if (c->trapguard && c->mem)
+		rt_guardian_trapguard(c->mem, c->trapguard);
 	vec_for_each(&parent->libs, lib)
 		vec_push(&c->libs, rt_image_get(*lib));
 	if (parent->removed && c->img) {
@@ -633,6 +639,8 @@ static void resume(struct rt_tracer *tr, struct rt_thread *th,
 	case RESUME_CONT:
 		if (d->setregs)
 			err = rt_tracee_setregs(th->tid, &th->regs);
+		if (unlikely(d->sig == SIGTRAP) && th->proc)
+			rt_trapguard_pass(th->proc);
 		if (!err)
 			err = rt_tracee_cont(th->tid, d->sig);
 		if (th->state != RT_TS_EXITING)

@@ -38,6 +38,12 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             calls: the program finishes the batch and exits 0 with the
             totals of every call, each time (jump engine; its guardian
             turns recording off and puts breakpoints back)
+  churn     the same while the program starts and ends threads (`spawn`,
+            40,000 threads, 8 at a time): a thread born after rtrace died
+            has no recording slot, and its first event meets the
+            recorder's breakpoint before the guardian turns recording off;
+            the SIGTRAP guard (trapguard.h) takes it there, and the program
+            ends as natively with the counts of every call
   silent    rtrace is stopped (SIGSTOP) while the workers are in a long
             batch: their rings fill, they wait 3 s for it, then go on
             without recording; the batch completes while rtrace is still
@@ -227,25 +233,26 @@ def test_crash(args, exe, tag, tmp, point, engine, extra=()):
 
 
 KILL_BATCH = 3000000
+CHURN = 40000
 
 
-def test_killed(args, exe, tag, tmp, runs=20):
-    """Each run: a fresh program busy in a batch, rtrace attached to it,
-    then killed at a random moment of the tracing (a kill while rtrace
-    still holds the threads to attach is the documented exception)."""
+def kill_runs(args, exe, tag, tmp, what, order, runs):
+    """Each run: a fresh program, rtrace attached to it, then the program
+    told to @order, and rtrace killed at a random moment of it; the
+    program must then end as natively.  Returns what went wrong."""
     died = []
     rng = random.Random(1234)
     for _ in range(runs):
         prog = Program(exe)
-        prog.p.stdin.write("run %d\n" % KILL_BATCH)
-        prog.p.stdin.flush()
         rt = subprocess.Popen([args.rtrace, "record", "-o",
                                os.path.join(tmp, "killed.rtrace"), "-p",
                                str(prog.pid), "-f", "attachee::*"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True)
         attached = wait_attached(rt) is not None
-        at = rng.uniform(0.0, 1.0)
+        prog.p.stdin.write(order + "\n")
+        prog.p.stdin.flush()
+        at = rng.uniform(0.05, 0.6)
         time.sleep(at)
         rt.kill()
         rt.wait()
@@ -255,14 +262,34 @@ def test_killed(args, exe, tag, tmp, runs=20):
             st, out = prog.finish()
         except BrokenPipeError:
             st, out = prog.p.wait(timeout=30), ""
-        total = KILL_BATCH * THREADS
-        want = "leaf %d work %d\neintr 0\n" % (total, total)
-        if not attached or done != "batch done %d" % total or st != 0 or \
-           out != want:
+        if not attached or done != what[0] or st != 0 or out != what[1]:
             died.append("at %.2f s: %s, exit %d, %r (%s)" % (at, done, st, out,
                                                             err))
+    return died
+
+
+def test_killed(args, exe, tag, tmp, runs=20):
+    """rtrace killed while the workers are in a batch (a kill while rtrace
+    still holds the threads to attach is the documented exception)."""
+    total = KILL_BATCH * THREADS
+    died = kill_runs(args, exe, tag, tmp,
+                     ("batch done %d" % total,
+                      "leaf %d work %d\neintr 0\n" % (total, total)),
+                     "run %d" % KILL_BATCH, runs)
     row(tag + "killed: the program lives through rtrace's kill -9, %d of %d "
         "times" % (runs - len(died), runs), not died, "; ".join(died[:3]))
+
+
+def test_churn_killed(args, exe, tag, tmp, runs):
+    """rtrace killed while the program starts and ends threads."""
+    calls = CHURN * 100
+    died = kill_runs(args, exe, tag, tmp,
+                     ("spawned %d" % CHURN,
+                      "leaf %d work %d\neintr 0\n" % (calls, calls)),
+                     "spawn %d" % CHURN, runs)
+    row(tag + "churn: the program starting threads lives through rtrace's "
+        "kill -9, %d of %d times" % (runs - len(died), runs), not died,
+        "; ".join(died[:3]))
 
 
 def test_silent(args, exe, tag, tmp):
@@ -369,6 +396,7 @@ def main():
             for engine in ("inline", "trap"):
                 test_hotpatch(args, driver.fixture(args, "hotpatch", opt), "O%s " % opt, tmp, engine)
             test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
+            test_churn_killed(args, exe, "O%s " % opt, tmp, runs=6 if opt == "3" else 3)
             test_silent(args, exe, "O%s " % opt, tmp)
         test_errors(args, driver.fixture(args, "attachee", "0"), tmp)
     return driver.finish()

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The SIGTRAP guard of an attached process (trapguard.h).  Every system
+ * call it makes in the program is a quiet one (rt_remote_syscall_quiet()):
+ * a breakpoint's SIGTRAP forced on a thread that blocks SIGTRAP would set
+ * the action back to SIG_DFL under it.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#define PR_FMT "trapguard"
+#define PR_DOMAIN RT_DOM_TRACER
+#include "rtrace/arch-jump.h"
+#include "rtrace/arch.h"
+#include "rtrace/guardian.h"
+#include "rtrace/jumparea.h"
+#include "rtrace/log.h"
+#include "rtrace/remote.h"
+#include "rtrace/sigtrap.h"
+#include "rtrace/tasks.h"
+#include "rtrace/tracee.h"
+#include "rtrace/trapguard-layout.h"
+#include "rtrace/trapguard.h"
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+static int quiet_call(pid_t tid, struct rt_mem *mem, long nr,
+		      const uint64_t args[6], long *res, int *deferred)
+{
+	int err = rt_remote_syscall_quiet(tid, mem, nr, args, NULL, 0, -1, res,
+					  deferred);
+
+	return err ? err : *res < 0 && *res > -4096 ? (int)*res : 0;
+}
+
+static int map_guard(pid_t tid, struct rt_mem *mem, rt_raddr *at,
+		     int *deferred)
+{
+	const uint64_t args[6] = { 0, RT_TG_SIZE, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE | MAP_ANONYMOUS,
+				   (uint64_t)-1, 0 };
+	long res = 0;
+	int err = quiet_call(tid, mem, SYS_mmap, args, &res, deferred);
+
+	if (!err)
+		*at = (rt_raddr)res;
+	return err;
+}
+
+static void unmap_guard(pid_t tid, struct rt_mem *mem, rt_raddr at,
+			int *deferred)
+{
+	const uint64_t args[6] = { at, RT_TG_SIZE };
+	long res;
+
+	quiet_call(tid, mem, SYS_munmap, args, &res, deferred);
+}
+
+static int write_code(struct rt_mem *mem, rt_raddr at)
+{
+	const struct rt_trapguard_code *tg = rt_arch_trapguard_code();
+	const uint32_t state = RT_TG_ALIVE;
+	int err = rt_mem_write(mem, at, tg->code, tg->len);
+
+	return err ? err : rt_mem_write(mem, at + RT_TG_STATE, &state,
+					sizeof(state));
+}
+
+static int set_handler(pid_t tid, struct rt_mem *mem, rt_raddr at,
+		       int *deferred)
+{
+	const struct rt_trapguard_code *tg = rt_arch_trapguard_code();
+	struct rt_kaction a = { .handler = at + tg->handler,
+				.flags = SA_SIGINFO | SA_ONSTACK |
+					 SA_RESTORER,
+				.restorer = at + tg->restorer };
+
+	return rt_sigtrap_action(tid, mem, &a, true, deferred);
+}
+
+static void cannot(struct rt_process *p, const char *what, int err)
+{
+	pr_warn("process %d: no SIGTRAP guard (%s: %s): if rtrace is killed, "
+		"a thread at one of its breakpoints dies", p->pid, what,
+		strerror(-err));
+}
+
+void rt_trapguard_install(struct rt_process *p, pid_t tid, int *deferred)
+{
+	struct rt_kaction now;
+	rt_raddr at = 0;
+	int err;
+
+	if (p->trapguard || !p->mem || !rt_guardian_running() ||
+	    p->sigtrap.disp != RT_TRAP_DEFAULT)
+		return;
+	/* read back: the program may have set SIGTRAP since it was noted */
+	err = rt_sigtrap_action(tid, p->mem, &now, false, deferred);
+	if (err || now.handler != (uint64_t)(uintptr_t)SIG_DFL) {
+		if (err)
+			cannot(p, "rt_sigaction", err);
+		return;
+	}
+	err = map_guard(tid, p->mem, &at, deferred);
+	if (err) {
+		cannot(p, "mmap", err);
+		return;
+	}
+	err = write_code(p->mem, at);
+	if (!err) {
+		/* the guardian first: rtrace may die in between */
+		rt_guardian_trapguard(p->mem, at);
+		err = set_handler(tid, p->mem, at, deferred);
+	}
+	if (err) {
+		cannot(p, "its code", err);
+		unmap_guard(tid, p->mem, at, deferred);
+		return;
+	}
+	p->trapguard = at;
+	pr_dbg("process %d: SIGTRAP guard at %" PRIxRADDR, p->pid, at);
+}
+
+void rt_trapguard_note_recorder(struct rt_process *p)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	uint64_t list[3];
+
+	if (!p->trapguard || !p->ia)
+		return;
+	list[0] = 2;
+	list[1] = rt_inline_recorder(p->ia) + rec->bell_miss;
+	list[2] = rt_inline_recorder(p->ia) + rec->bell_full;
+	if (rt_mem_write(p->mem, p->trapguard + RT_TG_NRESUME, list,
+			 sizeof(list)))
+		pr_dbg("process %d: the guard's resume list not written",
+		       p->pid);
+}
+
+static void set_state(struct rt_process *p, uint32_t state)
+{
+	if (p->trapguard && p->mem)
+		rt_mem_write(p->mem, p->trapguard + RT_TG_STATE, &state,
+			     sizeof(state));
+}
+
+void rt_trapguard_pass(struct rt_process *p)
+{
+	set_state(p, RT_TG_PASS);
+}
+
+void rt_trapguard_remove(struct rt_process *p, pid_t tid, int *deferred)
+{
+	const struct rt_trapguard_code *tg = rt_arch_trapguard_code();
+	struct rt_kaction a;
+	rt_raddr at = p->trapguard;
+
+	if (!at || !p->mem)
+		return;
+	/* should the handler stay, it stands aside */
+	set_state(p, RT_TG_PASS);
+	p->trapguard = 0;
+	if (rt_sigtrap_action(tid, p->mem, &a, false, deferred))
+		return;
+	if (a.handler == at + tg->handler) {
+		memset(&a, 0, sizeof(a));
+		if (rt_sigtrap_action(tid, p->mem, &a, true, deferred))
+			return;
+	} else if (a.restorer == at + tg->restorer) {
+		return;  /* the program's handler returns through ours */
+	}
+	unmap_guard(tid, p->mem, at, deferred);
+}
