@@ -88,21 +88,54 @@ static void explain_eperm(pid_t pid)
 
 /* ---- seizing every thread ------------------------------------------------ */
 
+/* Why the kernel refused to seize thread @tid, when the reason is no
+ * refusal: 1, rtrace traces it already (made by a thread rtrace had
+ * seized, the kernel attached it with its creator); 0, it has ended (the
+ * kernel refuses a thread that is exiting); -EPERM otherwise. */
+static int refused_why(pid_t tid)
+{
+	char path[64], *buf, *state;
+	int why = -EPERM;
+
+	if (proc_status_field(tid, "TracerPid:") == (long)getpid())
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (read_file(path, &buf, NULL))
+		return 0;
+	state = strstr(buf, "State:");
+	if (state && strpbrk(state + 6, "ZX") &&
+	    strpbrk(state + 6, "ZX") < strchr(state, '\n'))
+		why = 0;
+	free(buf);
+	return why;
+}
+
 static int seize_one(struct rt_tracer *tr, struct rt_process *p, pid_t tid)
 {
 	unsigned long opts = rt_tracee_options(tr->cfg.follow, false);
 	struct rt_thread *th;
 	int err = rt_tracee_seize(tid, opts);
+	bool born_traced = false;
 
-	if (err == -ESRCH)
+	if (err == -EPERM) {
+		int why = refused_why(tid);
+
+		if (why <= 0)
+			return why;
+		born_traced = true;
+	} else if (err == -ESRCH) {
 		return 0;  /* it ended meanwhile */
-	if (err)
+	} else if (err) {
 		return err;
+	}
 	th = rt_tasks_add_thread(tr->tasks, tid, p);
 	th->initial_stop_seen = true;
 	rt_thread_set_state(th, RT_TS_RUNNING);
 	tr->st.threads++;
-	rt_tracee_interrupt(tid);  /* ESRCH: its exit will be seen */
+	/* one born traced stops by itself: its creator's clone is rtrace's
+	 * to see, which finds it known (adopt()) */
+	if (!born_traced)
+		rt_tracee_interrupt(tid);  /* ESRCH: its exit will be seen */
 	return 0;
 }
 
@@ -147,8 +180,16 @@ static int wait_all_stopped(struct rt_tracer *tr)
 		} while (err == -EINTR);
 		if (err)
 			return err;
-		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED)
+		if ((w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) &&
+		    th->tid == th->proc->pid)
 			return -ESRCH;
+		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) {
+			/* a thread that ended before it stopped */
+			tr->st.threads--;
+			rt_tasks_remove_thread(tr->tasks, th);
+			i--;
+			continue;
+		}
 		if (w.kind == RT_STOP_SIGNAL)
 			th->pending_sig = w.sig;
 		rt_thread_set_state(th, RT_TS_STOPPED);
@@ -161,15 +202,24 @@ static int seize_all(struct rt_tracer *tr, struct rt_process *p)
 	size_t added;
 	int err;
 
+	/* again once all are stopped: a thread seized but still running
+	 * may have made one since the last pass, and no thread is made
+	 * while all are stopped */
 	do {
-		added = 0;
-		err = seize_pass(tr, p, &added);
+		do {
+			added = 0;
+			err = seize_pass(tr, p, &added);
+		} while (!err && added);
+		if (!err)
+			err = wait_all_stopped(tr);
+		if (!err)
+			err = seize_pass(tr, p, &added);
 	} while (!err && added);
 	if (err == -EPERM)
 		explain_eperm(p->pid);
-	else if (err)
+	else if (err && err != -ESRCH)
 		pr_err("cannot trace process %d: %s", p->pid, strerror(-err));
-	return err ? err : wait_all_stopped(tr);
+	return err;
 }
 
 /* ---- frames already running ---------------------------------------------- */

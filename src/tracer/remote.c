@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -168,6 +169,26 @@ static int take_data(struct rt_mem *mem, struct stack_data *d, bool ran)
 	return err;
 }
 
+/*
+ * A thread stopped at a clone or fork event is still inside that system
+ * call: on the way out the kernel stores its result over the registers
+ * of the call made there, and a quiet call's first syscall stop would be
+ * that exit.  It is taken to the exit first (not from a vfork, whose exit
+ * waits for a child that rtrace holds).
+ */
+static int leave_event(pid_t tid, int *deferred_sig)
+{
+	siginfo_t si;
+	int ev;
+
+	if (rt_tracee_getsiginfo(tid, &si) || si.si_signo != SIGTRAP)
+		return 0;
+	ev = si.si_code >> 8;
+	if (ev != PTRACE_EVENT_CLONE && ev != PTRACE_EVENT_FORK)
+		return 0;
+	return rt_remote_finish_syscall(tid, deferred_sig);
+}
+
 static int inject(pid_t tid, struct rt_mem *mem, long nr, uint64_t args[6],
 		  struct stack_data *data, int data_arg, bool quiet,
 		  long *result, int *deferred_sig)
@@ -179,7 +200,9 @@ static int inject(pid_t tid, struct rt_mem *mem, long nr, uint64_t args[6],
 	rt_raddr at;
 	int err, err2;
 
-	err = rt_tracee_getregs(tid, &saved);
+	err = leave_event(tid, deferred_sig);
+	if (!err)
+		err = rt_tracee_getregs(tid, &saved);
 	if (err)
 		return err;
 	at = rt_mem_call_site(mem) ? rt_mem_call_site(mem) : rt_arch_ip(&saved);

@@ -496,6 +496,9 @@ static struct decision adopt(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_thread *c = rt_tasks_thread(tr->tasks, child);
 	struct rt_process *proc = th->proc;
 
+	/* seized with the others at an attach: known, set up and running */
+	if (c && thread && c->state != RT_TS_NEW)
+		return D_CONT;
 	if (!thread && proc)
 		proc = new_child(tr, proc, child, vfork);
 	if (!c)

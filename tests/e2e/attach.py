@@ -44,6 +44,11 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             recorder's breakpoint before the guardian turns recording off;
             the SIGTRAP guard (trapguard.h) takes it there, and the program
             ends as natively with the counts of every call
+  cycles    attach, trace 0.2 s and detach, 15 times, while the program
+            starts and ends threads (`spawn`): every attach succeeds (a
+            thread made by one rtrace had seized is rtrace's already, one
+            that ends while rtrace waits for it is let go), and the program
+            ends as natively with the counts of every call
   silent    rtrace is stopped (SIGSTOP) while the workers are in a long
             batch: their rings fill, they wait 3 s for it, then go on
             without recording; the batch completes while rtrace is still
@@ -292,6 +297,31 @@ def test_churn_killed(args, exe, tag, tmp, runs):
         "; ".join(died[:3]))
 
 
+def test_churn_cycles(args, exe, tag, tmp, cycles=15, spawn=120000):
+    prog = Program(exe)
+    prog.p.stdin.write("spawn %d\n" % spawn)
+    prog.p.stdin.flush()
+    failed = []
+    for i in range(cycles):
+        r = subprocess.run([args.rtrace, "record", "-o",
+                            os.path.join(tmp, "cycle.rtrace"), "-p",
+                            str(prog.pid), "--duration", "0.2s", "-f",
+                            "attachee::*"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, timeout=120)
+        if r.returncode != 0:
+            failed.append("cycle %d: exit %d %r" % (i, r.returncode,
+                                                    r.stderr.strip()[-200:]))
+    row(tag + "cycles: %d attaches to a program starting threads, each "
+        "traced and left" % cycles, not failed, "; ".join(failed[:3]))
+    done = prog.p.stdout.readline().strip()
+    st, out = prog.finish()
+    calls = spawn * 100
+    row(tag + "cycles: the program ends as natively, with every call",
+        done == "spawned %d" % spawn and st == 0 and
+        out == "leaf %d work %d\neintr 0\n" % (calls, calls),
+        "%s, exit %d, %r" % (done, st, out))
+
+
 def test_silent(args, exe, tag, tmp):
     """The workers get their rings (a thread's first event stops it once,
     which a stopped rtrace would hold), then rtrace stops."""
@@ -397,6 +427,7 @@ def main():
                 test_hotpatch(args, driver.fixture(args, "hotpatch", opt), "O%s " % opt, tmp, engine)
             test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
             test_churn_killed(args, exe, "O%s " % opt, tmp, runs=6 if opt == "3" else 3)
+            test_churn_cycles(args, exe, "O%s " % opt, tmp)
             test_silent(args, exe, "O%s " % opt, tmp)
         test_errors(args, driver.fixture(args, "attachee", "0"), tmp)
     return driver.finish()
