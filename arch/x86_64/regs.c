@@ -30,6 +30,29 @@ const uint8_t *rt_arch_trap_bytes(size_t *len)
 	return trap_code;
 }
 
+#define X64_RED_ZONE 128
+
+/* ret $X64_RED_ZONE: the return address, then the red zone skipped */
+static const uint8_t calib_exit[] = { 0xc2, X64_RED_ZONE & 0xff,
+				      X64_RED_ZONE >> 8 };
+
+const uint8_t *rt_arch_calib_exit(size_t *len)
+{
+	*len = sizeof(calib_exit);
+	return calib_exit;
+}
+
+rt_raddr rt_arch_calib_enter(struct rt_regs *r)
+{
+	r->r.rsp -= X64_RED_ZONE + 8;
+	return r->r.rsp;
+}
+
+void rt_arch_calib_leave(struct rt_regs *r)
+{
+	r->r.rsp += X64_RED_ZONE + 8;
+}
+
 extern const uint8_t rt_x64_guard_begin[], rt_x64_guard_end[];
 extern const uint8_t rt_x64_guard_handler[], rt_x64_guard_restorer[];
 
@@ -126,7 +149,6 @@ const uint8_t *rt_arch_syscall_code(size_t *len)
 	return syscall_code;
 }
 
-#define X64_RED_ZONE 128
 
 /* The kernel's internal restart codes (include/linux/errno.h) */
 #define ERESTARTSYS 512

@@ -12,6 +12,10 @@
  *  - at a breakpoint of rtrace's recorder: the thread goes on past it
  *    (the recorder looks again, finds recording off and drops the event);
  *  - a single step rtrace began: the trace flag goes, the thread goes on;
+ *  - at the int3 of padding one byte past such a site (a ret): the
+ *    thread was stopped at the site when rtrace died, and the kernel
+ *    resumed it past the breakpoint without the signal: it runs the
+ *    site's instruction;
  *  - an int3 that is not rtrace's, or any other SIGTRAP: the default
  *    action, as without the handler (it is taken out, the signal raised
  *    again).
@@ -91,7 +95,21 @@ rt_x64_guard_handler:
 	ret
 .Lnot_ours:
 	cmpb $OP_INT3, (%rdx)
+	jne .Lnot_int3
+	/* an int3 one byte past a site put back: the thread was stopped at
+	 * the site when rtrace died, the kernel resumed it past the
+	 * breakpoint without the signal, and the next byte is padding (after
+	 * a ret): it runs the site's instruction */
+	dec %rdx
+	lea RT_TG_REWIND(%rbx), %rsi
+	mov RT_TG_NREWIND(%rbx), %rcx
+	call .Lfind
+	jne .Ldefault
+	cmpb $OP_INT3, (%rdx)
 	je .Ldefault
+	mov %rdx, UC_RIP(%r13)
+	ret
+.Lnot_int3:
 	cmpw $OP_INT_3, -1(%rdx)
 	je .Ldefault
 .Lreturn:

@@ -29,6 +29,19 @@
 /* Bytes of the breakpoint instruction; *len gets its length.  Static data. */
 const uint8_t *rt_arch_trap_bytes(size_t *len);
 
+/* The end of the stop-cost calibration's row of breakpoints: bytes that
+ * return to the address rt_arch_calib_enter() made room for on the stack
+ * and put the stack pointer back, so that a thread in the row goes on
+ * where it was going even when rtrace is gone.  Static data. */
+const uint8_t *rt_arch_calib_exit(size_t *len);
+
+/* Moves @r's stack pointer down, past the red zone, to hold the address
+ * the row returns to; returns where to write it (8 bytes). */
+rt_raddr rt_arch_calib_enter(struct rt_regs *r);
+
+/* Undoes rt_arch_calib_enter() on @r: the thread leaves the row early. */
+void rt_arch_calib_leave(struct rt_regs *r);
+
 /* The SIGTRAP guard's code (trapguard-layout.h), copied to the start of
  * its mapping in the tracee: @handler and @restorer are offsets in it. */
 struct rt_trapguard_code {

@@ -67,6 +67,8 @@ struct rt_process {
 	struct rt_sigtrap sigtrap; /* SIGTRAP as the program set it */
 	rt_raddr trapguard;       /* its SIGTRAP guard's mapping, or 0
 				   * (trapguard.h) */
+	uint32_t trapguard_resume; /* breakpoints of rtrace's code in its
+				    * list of those a thread goes past */
 	struct rt_process *next;
 };
 

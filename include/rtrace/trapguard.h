@@ -20,6 +20,7 @@
 
 #include <sys/types.h>
 
+struct rt_plan;
 struct rt_process;
 
 /* Maps the guard in process @p through its stopped thread @tid and makes
@@ -32,6 +33,9 @@ void rt_trapguard_install(struct rt_process *p, pid_t tid, int *deferred);
 /* The breakpoints of @p's recorder (its event area's), which a thread
  * resumes past, go to the guard. */
 void rt_trapguard_note_recorder(struct rt_process *p);
+
+/* So do those of @plan's stop-cost calibration row, just armed in @p. */
+void rt_trapguard_note_plan(struct rt_process *p, const struct rt_plan *plan);
 
 /* A SIGTRAP is about to be passed on to the program in @p: the guard
  * gives it the default action at once. */

@@ -1180,17 +1180,17 @@ void rt_plan_put(struct rt_plan *p)
 
 size_t rt_plan_scratch_size(const struct rt_plan *p)
 {
-	size_t tlen;
-
+	size_t tlen, blen;
 	size_t patched = 0, resumes = 0;
 
 	rt_arch_trap_bytes(&tlen);
+	rt_arch_calib_exit(&blen);
 	vec_for_each(&p->probes, pr) {
 		patched += pr->patch_len != 0;
 		resumes += pr->kinds == RT_PROBE_ENTRY;
 	}
 	return ALIGN_UP(p->probes.n * RT_ARCH_SLOT_MAX +
-				RT_PLAN_CALIB_STOPS * tlen +
+				RT_PLAN_CALIB_STOPS * tlen + blen +
 				(patched ? (patched + resumes) *
 							   RT_ARCH_TRAMP_MAX +
 						   rt_arch_recorder()->len +
@@ -1224,11 +1224,17 @@ static void place_calib(struct rt_plan *p)
 	size_t tlen;
 	const uint8_t *trap = rt_arch_trap_bytes(&tlen);
 
+	const uint8_t *back;
+	size_t blen;
+
 	p->calib = p->base + p->code.n;
 	for (int i = 0; i < RT_PLAN_CALIB_STOPS; i++) {
 		memcpy(p->code.v + p->code.n, trap, tlen);
 		p->code.n += tlen;
 	}
+	back = rt_arch_calib_exit(&blen);
+	memcpy(p->code.v + p->code.n, back, blen);
+	p->code.n += blen;
 }
 
 /* The recorder, after everything else: the tracer writes its data block,

@@ -22,6 +22,7 @@
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/seccomp.h"
+#include "rtrace/trapguard.h"
 #include "rtrace/util.h"
 
 /* Probes further apart than this are written in separate runs. */
@@ -487,6 +488,7 @@ int rt_arm_image(const struct rt_engine_ops *engine, struct rt_process *p,
 		       strerror(-err));
 		return err;
 	}
+	rt_trapguard_note_plan(p, plan);
 	pr_dbg("process %d: %zu probes armed, scratch at %" PRIxRADDR,
 	       p->pid, rt_plan_nprobes(plan), base);
 	rt_imageplan_debug_armed(plan, img->path, img->bias,

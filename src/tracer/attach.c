@@ -514,6 +514,7 @@ void rt_tracer_leave_scratch(struct rt_tracer *tr, struct rt_thread *th,
 		return;
 	if (th->calib.left) {
 		th->calib.left = 0;
+		rt_arch_calib_leave(&th->regs);
 		rt_arch_set_ip(&th->regs, th->calib.resume);
 		rt_tracee_setregs(th->tid, &th->regs);
 	}

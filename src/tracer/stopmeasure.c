@@ -22,9 +22,19 @@
 #define CALIB_FIRST 16
 #define CALIB_MAX_EVERY 1024
 
+/* The row ends by returning to @resume, which the thread's stack holds:
+ * a thread in it when rtrace dies goes on there, through the SIGTRAP
+ * guard (trapguard.h), which lets it past each breakpoint of the row. */
 static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
 			    rt_raddr resume, uint64_t ts)
 {
+	rt_raddr slot = rt_arch_calib_enter(&th->regs);
+
+	if (!th->proc->mem ||
+	    rt_mem_write(th->proc->mem, slot, &resume, sizeof(resume))) {
+		rt_arch_calib_leave(&th->regs);
+		return resume;
+	}
 	th->calib.plan = plan;
 	th->calib.every = th->calib.every ?
 				  MIN(th->calib.every * 2, CALIB_MAX_EVERY) :
@@ -103,6 +113,7 @@ struct decision rt_calib_stop(struct rt_tracer *tr, struct rt_thread *th)
 		}
 		th->calib.spoiled = false;
 		th->calib.done = 0;
+		rt_arch_calib_leave(&th->regs);
 		rt_arch_set_ip(&th->regs, th->calib.resume);
 	}
 	/* written back even when unchanged: the same work as a real hit */

@@ -375,6 +375,7 @@ static struct decision on_exec(struct rt_tracer *tr, struct rt_thread *th)
 	p->mem = NULL;
 	rt_guardian_exec(p);
 	p->trapguard = 0;  /* the exec took the handler and its mapping */
+	p->trapguard_resume = 0;
 	if (rt_mem_open(p->pid, &p->mem))
 		pr_dbg("process %d: no memory access after exec", p->pid);
 	if (p->detach_at_exec || (!tr->cfg.follow && tr->first_exec_done))
@@ -418,6 +419,7 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 	c->sigtrap = parent->sigtrap;
 	/* the handler and its mapping are the child's too */
 	c->trapguard = parent->trapguard;
+	c->trapguard_resume = parent->trapguard_resume;
 	if (c->trapguard && c->mem)
 		rt_guardian_trapguard(c->mem, c->trapguard);
 	vec_for_each(&parent->libs, lib)

@@ -18,12 +18,14 @@
 #include "rtrace/guardian.h"
 #include "rtrace/jumparea.h"
 #include "rtrace/log.h"
+#include "rtrace/probes.h"
 #include "rtrace/remote.h"
 #include "rtrace/sigtrap.h"
 #include "rtrace/tasks.h"
 #include "rtrace/tracee.h"
 #include "rtrace/trapguard-layout.h"
 #include "rtrace/trapguard.h"
+#include "rtrace/util.h"
 
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
@@ -126,20 +128,46 @@ void rt_trapguard_install(struct rt_process *p, pid_t tid, int *deferred)
 	pr_dbg("process %d: SIGTRAP guard at %" PRIxRADDR, p->pid, at);
 }
 
+/* Adds @n breakpoints of rtrace's own code to those a thread goes past. */
+static void resume_past(struct rt_process *p, const uint64_t *at, size_t n)
+{
+	uint64_t count = p->trapguard_resume + n;
+
+	if (!p->trapguard || count > RT_TG_RESUME_MAX)
+		return;
+	if (rt_mem_write(p->mem, p->trapguard + RT_TG_RESUME +
+					 p->trapguard_resume * sizeof(*at),
+			 at, n * sizeof(*at)) ||
+	    rt_mem_write(p->mem, p->trapguard + RT_TG_NRESUME, &count,
+			 sizeof(count))) {
+		pr_dbg("process %d: the guard's resume list not written",
+		       p->pid);
+		return;
+	}
+	p->trapguard_resume = (uint32_t)count;
+}
+
 void rt_trapguard_note_recorder(struct rt_process *p)
 {
 	const struct rt_recorder *rec = rt_arch_recorder();
-	uint64_t list[3];
+	uint64_t at[2];
 
-	if (!p->trapguard || !p->ia)
+	if (!p->ia)
 		return;
-	list[0] = 2;
-	list[1] = rt_inline_recorder(p->ia) + rec->bell_miss;
-	list[2] = rt_inline_recorder(p->ia) + rec->bell_full;
-	if (rt_mem_write(p->mem, p->trapguard + RT_TG_NRESUME, list,
-			 sizeof(list)))
-		pr_dbg("process %d: the guard's resume list not written",
-		       p->pid);
+	at[0] = rt_inline_recorder(p->ia) + rec->bell_miss;
+	at[1] = rt_inline_recorder(p->ia) + rec->bell_full;
+	resume_past(p, at, ARRAY_SIZE(at));
+}
+
+void rt_trapguard_note_plan(struct rt_process *p, const struct rt_plan *plan)
+{
+	uint64_t at[RT_PLAN_CALIB_STOPS];
+	size_t tlen;
+
+	rt_arch_trap_bytes(&tlen);
+	for (size_t i = 0; i < ARRAY_SIZE(at); i++)
+		at[i] = rt_plan_calib_addr(plan) + i * tlen;
+	resume_past(p, at, ARRAY_SIZE(at));
 }
 
 static void set_state(struct rt_process *p, uint32_t state)
