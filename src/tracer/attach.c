@@ -30,8 +30,8 @@
 #include "rtrace/log.h"
 #include "rtrace/remote.h"
 #include "rtrace/sigtrap.h"
-#include "rtrace/unwind.h"
 #include "rtrace/trapguard.h"
+#include "rtrace/unwind.h"
 #include "rtrace/util.h"
 #include "rtrace/waitstatus.h"
 
@@ -94,17 +94,18 @@ static void explain_eperm(pid_t pid)
  * kernel refuses a thread that is exiting); -EPERM otherwise. */
 static int refused_why(pid_t tid)
 {
-	char path[64], *buf, *state;
+	char path[64], *buf, *at;
 	int why = -EPERM;
 
-	if (proc_status_field(tid, "TracerPid:") == (long)getpid())
-		return 1;
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (read_file(path, &buf, NULL))
 		return 0;
-	state = strstr(buf, "State:");
-	if (state && strpbrk(state + 6, "ZX") &&
-	    strpbrk(state + 6, "ZX") < strchr(state, '\n'))
+	at = strstr(buf, "TracerPid:");
+	if (at && strtol(at + strlen("TracerPid:"), NULL, 10) == getpid())
+		why = 1;
+	else if ((at = strstr(buf, "State:")))
+		at += 6 + strspn(at + 6, " \t");
+	if (why < 0 && at && (*at == 'Z' || *at == 'X'))
 		why = 0;
 	free(buf);
 	return why;
@@ -180,10 +181,9 @@ static int wait_all_stopped(struct rt_tracer *tr)
 		} while (err == -EINTR);
 		if (err)
 			return err;
-		if ((w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) &&
-		    th->tid == th->proc->pid)
-			return -ESRCH;
 		if (w.kind == RT_STOP_EXITED || w.kind == RT_STOP_KILLED) {
+			if (th->tid == th->proc->pid)
+				return -ESRCH;
 			/* a thread that ended before it stopped */
 			tr->st.threads--;
 			rt_tasks_remove_thread(tr->tasks, th);
