@@ -36,7 +36,7 @@ ALLOWED = {
 # Headers that no .c file of the same name implements.
 HEADER_STAGE = {
     "arch": "arch", "arch-jump": "arch", "archreg": "arch",
-    "inline-layout": "arch",
+    "inline-layout": "arch", "trapguard-layout": "arch",
     "compiler": "common", "exit": "common", "raddr": "common",
     "vec": "common",
     "arm": "tracer",
