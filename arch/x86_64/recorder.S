@@ -188,7 +188,7 @@ rt_x64_rec_done:
 	jne .Ldrop
 	.globl rt_x64_rec_miss
 rt_x64_rec_miss:
-	int3
+	.byte 0x06               /* rtrace's breakpoint (x86_64.h) */
 	jmp .Llookup
 .Lprobe_found:
 	pop %r11
@@ -207,7 +207,7 @@ rt_x64_rec_miss:
 	je .Lwait
 	.globl rt_x64_rec_full
 rt_x64_rec_full:
-	int3
+	.byte 0x06
 	jmp .Lstamp
 
 /* Half full: the bell, once, then the write from the top (a handler that

@@ -5,6 +5,7 @@
  * (and over the xmm registers of struct user_fpregs_struct, NT_PRFPREG).
  */
 #include <linux/audit.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -13,12 +14,15 @@
 #include "rtrace/compiler.h"
 #include "x86_64.h"
 
-static const uint8_t trap_code[] = { X64_OP_INT3 };
+/* A fault, not int3's trap: a thread that rtrace's death resumes in the
+ * middle of a stop at one (the kernel drops the signal) runs it again,
+ * never the bytes after it (rt_arch_trap_resolve()). */
+static const uint8_t trap_code[] = { X64_OP_UD };
 
-/* syscall; int3 — the trap hands the thread back to the tracer. */
-static const uint8_t syscall_code[] = { 0x0f, 0x05, X64_OP_INT3 };
+/* syscall, then the breakpoint that hands the thread back to the tracer */
+static const uint8_t syscall_code[] = { 0x0f, 0x05, X64_OP_UD };
 
-static const uint8_t trap_ret_code[] = { X64_OP_INT3, X64_OP_RET };
+static const uint8_t trap_ret_code[] = { X64_OP_UD, X64_OP_RET };
 static const uint8_t ret_code[] = { X64_OP_RET };
 
 static const char *const arg_names[] = { "rdi", "rsi", "rdx",
@@ -71,9 +75,17 @@ const struct rt_trapguard_code *rt_arch_trapguard_code(void)
 	return done;
 }
 
+bool rt_arch_trap_resolve(struct rt_regs *r, int sig)
+{
+	if (sig != SIGILL)
+		return false;
+	r->r.rip += sizeof(trap_code);
+	return true;
+}
+
 rt_raddr rt_arch_trap_site(const struct rt_regs *r)
 {
-	/* int3 is a trap, not a fault: rip already points past it. */
+	/* as int3 leaves it, or rt_arch_trap_resolve(): past the trap */
 	return r->r.rip - sizeof(trap_code);
 }
 

@@ -19,6 +19,9 @@
 #define X64_DWARF_XMM0 17       /* xmm0 in the psABI's DWARF numbering */
 
 #define X64_OP_INT3 0xcc
+/* push %es: no instruction in 64-bit mode, a fault (#UD, SIGILL) that
+ * leaves rip on it; rtrace's breakpoint in the program's code */
+#define X64_OP_UD 0x06
 #define X64_OP_RET 0xc3
 #define X64_OP_JMP_REL32 0xe9
 #define X64_OP_JMP_REL8 0xeb

@@ -26,7 +26,9 @@
 
 /* ---- registers -------------------------------------------------------- */
 
-/* Bytes of the breakpoint instruction; *len gets its length.  Static data. */
+/* Bytes of the breakpoint instruction rtrace writes in the program's code
+ * (a fault: a thread resumed on it runs it again); *len gets its length.
+ * Static data. */
 const uint8_t *rt_arch_trap_bytes(size_t *len);
 
 /* The end of the stop-cost calibration's row of breakpoints: bytes that
@@ -50,8 +52,16 @@ struct rt_trapguard_code {
 };
 const struct rt_trapguard_code *rt_arch_trapguard_code(void);
 
-/* Address of the breakpoint that made the thread stop with @r (on x86-64 the
- * trap leaves ip one byte past the int3). */
+/* Thread registers @r of a stop for signal @sig at one of rtrace's traps,
+ * made to look like every other: past the trap.  A breakpoint in the
+ * program's code (rt_arch_trap_bytes()) is a fault, SIGILL, which leaves
+ * ip on it; rtrace's code traps (int3, SIGTRAP), which leaves ip past
+ * it.  Whether ip moved: it goes back with rt_arch_set_ip() at the trap
+ * site if the stop is not rtrace's. */
+bool rt_arch_trap_resolve(struct rt_regs *r, int sig);
+
+/* Address of the trap that made the thread stop with @r, resolved
+ * (rt_arch_trap_resolve()). */
 rt_raddr rt_arch_trap_site(const struct rt_regs *r);
 
 /* Instruction pointer, stack pointer, and setters. */

@@ -64,7 +64,8 @@ struct rt_process {
 	bool ia_borrowed;
 	int lent_slot;            /* -1: the parent's thread had none */
 	pid_t lender;             /* the thread that vforked */
-	struct rt_sigtrap sigtrap; /* SIGTRAP as the program set it */
+	/* SIGTRAP and SIGILL as the program set them */
+	struct rt_sigtrap sigtrap[RT_NTRAPSIG];
 	rt_raddr trapguard;       /* its SIGTRAP guard's mapping, or 0
 				   * (trapguard.h) */
 	uint32_t trapguard_resume; /* breakpoints of rtrace's code in its
@@ -103,7 +104,8 @@ struct rt_thread {
 	 * was: a thread that starts with the same one shares its ring */
 	uint64_t creator_tpr;
 	pid_t creator;
-	bool trap_blocked;        /* the program blocked SIGTRAP in it */
+	uint8_t trap_blocked;     /* bit 1 << enum rt_trap_sig: the program
+				   * blocked that signal in it */
 };
 
 struct rt_tasks;

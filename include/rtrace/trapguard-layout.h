@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The layout of the SIGTRAP guard's mapping in an attached process
+ * The layout of the trap guard's mapping in an attached process
  * (trapguard.h).  Included by C and by the guard's assembly, so only
  * macros here.
  *
  *   [0, RT_TG_STATE)            the handler and its restorer (arch code)
  *   RT_TG_STATE                 u32: RT_TG_ALIVE, _RESTORED or _PASS
  *   RT_TG_NRESUME, RT_TG_RESUME breakpoints of rtrace's own code (its
- *                               recorder) that a thread resumes past
+ *                               recorder, its stop-cost row) that a
+ *                               thread goes on past
  *   RT_TG_NREWIND, RT_TG_REWIND breakpoint sites whose original bytes the
  *                               guardian put back: a thread re-runs them
  *
@@ -28,7 +29,7 @@
 
 #define RT_TG_ALIVE 0              /* rtrace traces: wait for the guardian */
 #define RT_TG_RESTORED 1           /* rtrace is gone, the code is back */
-#define RT_TG_PASS 2               /* every SIGTRAP is the program's own */
+#define RT_TG_PASS 2               /* every SIGILL, SIGTRAP is the program's */
 
 #define RT_TG_WAIT_MS 5000         /* the longest wait for the guardian */
 

@@ -12,7 +12,8 @@
 enum rt_stop_kind {
 	RT_STOP_EXITED,      /* the thread exited; code() is the exit code */
 	RT_STOP_KILLED,      /* the thread died of sig() */
-	RT_STOP_TRAP,        /* SIGTRAP signal stop: a breakpoint, usually */
+	RT_STOP_TRAP,        /* SIGTRAP or SIGILL signal stop: a breakpoint,
+			      * usually (rt_arch_trap_resolve()) */
 	RT_STOP_SIGNAL,      /* another signal is about to be delivered */
 	RT_STOP_GROUP,       /* group-stop (SIGSTOP and friends, SEIZE) */
 	RT_STOP_EVENT,       /* a ptrace event: see event() */

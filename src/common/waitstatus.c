@@ -54,7 +54,9 @@ static void decode_stopped(int status, struct rt_wait *w)
 		w->sig = SIGTRAP;
 		return;
 	}
-	w->kind = sig == SIGTRAP ? RT_STOP_TRAP : RT_STOP_SIGNAL;
+	/* SIGILL: rtrace's breakpoints in the program's code are faults */
+	w->kind = sig == SIGTRAP || sig == SIGILL ? RT_STOP_TRAP
+						  : RT_STOP_SIGNAL;
 }
 
 void rt_waitstatus_decode(pid_t tid, int status, struct rt_wait *w)

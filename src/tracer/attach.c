@@ -293,6 +293,7 @@ static void resume_all(struct rt_tracer *tr)
 static int step_once(struct rt_thread *th)
 {
 	struct rt_wait w;
+	bool moved;
 
 	if (rt_tracee_step(th->tid, 0) || rt_wait_tid(th->tid, &w))
 		return -ESRCH;
@@ -300,9 +301,13 @@ static int step_once(struct rt_thread *th)
 		th->pending_sig = w.sig;
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return -ESRCH;
+	/* a step onto one of the recorder's breakpoints stops on it (a
+	 * fault): past it, as the bell's handling expects */
+	moved = w.kind == RT_STOP_TRAP &&
+		rt_arch_trap_resolve(&th->regs, w.sig);
 	/* a step over a trampoline's popf of flags that a step's pushf
 	 * saved: the flag would trap the program once rtrace is gone */
-	if (rt_arch_clear_step_flag(&th->regs))
+	if (rt_arch_clear_step_flag(&th->regs) || moved)
 		return rt_tracee_setregs(th->tid, &th->regs);
 	return 0;
 }
@@ -466,9 +471,9 @@ static bool stop_everything(struct rt_tracer *tr)
 	return true;
 }
 
-/* Lets stopped thread @th take one stop (a pending SIGTRAP, or a ptrace
- * interrupt's stop still due before it): a breakpoint's trap puts it
- * back on the breakpoint.  False when the thread is gone. */
+/* Lets stopped thread @th take one stop (a pending SIGTRAP or SIGILL, or
+ * a ptrace interrupt's stop still due before it): a breakpoint's trap
+ * puts it back on the breakpoint.  False when the thread is gone. */
 static bool take_one_trap(struct rt_thread *th)
 {
 	const struct rt_plan *plan;
@@ -483,9 +488,11 @@ static bool take_one_trap(struct rt_thread *th)
 		th->pending_sig = w.sig;
 	if (w.kind != RT_STOP_TRAP || rt_tracee_getregs(th->tid, &th->regs))
 		return w.kind != RT_STOP_EXITED && w.kind != RT_STOP_KILLED;
-	/* a single step's trap (a step out of rtrace's code that an
-	 * interrupt's stop overtook) leaves the thread where it is */
-	if (rt_tracee_getsiginfo(th->tid, &si) || si.si_code != SI_KERNEL)
+	/* a breakpoint's fault leaves the thread on it; a single step's
+	 * trap (a step out of rtrace's code that an interrupt's stop
+	 * overtook) where it is */
+	if (rt_tracee_getsiginfo(th->tid, &si) || si.si_signo != SIGTRAP ||
+	    si.si_code != SI_KERNEL)
 		return true;
 	site = rt_arch_trap_site(&th->regs);
 	if (rt_tracer_find_probe(th->proc, site, &plan)) {
@@ -499,7 +506,8 @@ void rt_tracer_take_pending_trap(struct rt_thread *th)
 {
 	/* a few: each pass takes one stop, which may be another's */
 	for (int n = 0; n < 4 && th->proc &&
-			rt_tracee_signal_pending(th->tid, SIGTRAP);
+			(rt_tracee_signal_pending(th->tid, SIGTRAP) ||
+			 rt_tracee_signal_pending(th->tid, SIGILL));
 	     n++)
 		if (!take_one_trap(th))
 			break;

@@ -172,7 +172,7 @@ static int serve(pid_t pid, struct split *sp)
 		if (w.kind == RT_STOP_TRAP) {
 			rt_tracee_getregs(pid, &regs);
 			sp->pre = now_ns() - sp->t0;
-			rt_arch_set_ip(&regs, rt_arch_ip(&regs));
+			rt_arch_trap_resolve(&regs, w.sig);
 			rt_tracee_setregs(pid, &regs);
 		}
 		rt_tracee_cont(pid, w.kind == RT_STOP_SIGNAL &&

@@ -16,7 +16,7 @@
  * trampolines stay: they run on without rtrace, into a recorder that
  * does nothing.
  *
- * When the process has a SIGTRAP guard (trapguard.h), the guardian then
+ * When the process has a trap guard (trapguard.h), the guardian then
  * writes there the breakpoints it put back and says it is done: a thread
  * that met one of them after rtrace died waits in the guard's handler
  * until then, and runs the original instruction.
@@ -57,7 +57,7 @@ enum msg_type {
 			  * one (an exec) makes the old sites moot */
 	MSG_AREA,        /* the control words of its event area */
 	MSG_SITES,       /* code rtrace writes in it */
-	MSG_GUARD,       /* its SIGTRAP guard (trapguard.h) is at .ctl */
+	MSG_GUARD,       /* its trap guard (trapguard.h) is at .ctl */
 	MSG_BYE,         /* rtrace ends as it should */
 };
 
@@ -171,7 +171,7 @@ static void note_sites(const struct msg *m)
 		vec_push(&w->sites, m->sites[i]);
 }
 
-/* Tells @w's SIGTRAP guard which breakpoint sites hold their original
+/* Tells @w's trap guard which breakpoint sites hold their original
  * code again, then that its threads may go on (trapguard.S). */
 static void release_guard(const struct watched *w)
 {

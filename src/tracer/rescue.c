@@ -76,23 +76,28 @@ static bool await_stop(pid_t tid, uint64_t deadline)
 }
 
 /*
- * Why @tid is stopped: *ours when at one of rtrace's breakpoints or steps
- * (its SIGTRAP is not to be delivered); returns the signal to deliver at
- * the detach, 0 for none.  An event stop (an interrupt, a clone) carries
+ * Why @tid is stopped: *ours is the signal of one of rtrace's breakpoints
+ * or steps (not to be delivered), else 0; returns the signal to deliver
+ * at the detach, 0 for none.  An event stop (an interrupt, a clone) carries
  * its event above the low byte of si_code; a group-stop has no siginfo.
  */
-static int stop_signal(pid_t tid, bool *ours)
+static int stop_signal(pid_t tid, int *ours)
 {
 	siginfo_t si;
 
-	*ours = false;
+	*ours = 0;
 	if (rt_tracee_getsiginfo(tid, &si) || (si.si_code > 0 &&
 					       (si.si_code >> 8)))
 		return 0;
 	if (si.si_signo == SIGTRAP &&
 	    (si.si_code == SI_KERNEL || si.si_code == TRAP_BRKPT ||
 	     si.si_code == TRAP_TRACE)) {
-		*ours = true;
+		*ours = SIGTRAP;
+		return 0;
+	}
+	/* a fault: dropped, it comes again where the thread stands */
+	if (si.si_signo == SIGILL && si.si_code == ILL_ILLOPN) {
+		*ours = SIGILL;
 		return 0;
 	}
 	return si.si_signo;
@@ -114,13 +119,14 @@ static void leave_image(struct rt_tracer *tr, struct rt_thread *th,
 /* Puts stopped thread @th, original bytes back, where the program would
  * be: before the instruction whose breakpoint it hit, or out of rtrace's
  * code. */
-static void set_free(struct rt_tracer *tr, struct rt_thread *th, bool ours)
+static void set_free(struct rt_tracer *tr, struct rt_thread *th, int ours)
 {
 	const struct rt_plan *plan;
 	rt_raddr site;
 
 	if (!th->proc || rt_tracee_getregs(th->tid, &th->regs))
 		return;
+	rt_arch_trap_resolve(&th->regs, ours);
 	site = rt_arch_trap_site(&th->regs);
 	if (ours && rt_tracer_find_probe(th->proc, site, &plan)) {
 		rt_arch_set_ip(&th->regs, site);
@@ -151,8 +157,7 @@ static void rescue(struct rt_tracer *tr)
 		rt_disarm_process(p);
 	for (size_t i = 0; i < n; i++) {
 		struct rt_thread *th = rt_tasks_thread_at(tr->tasks, i);
-		bool ours;
-		int sig;
+		int sig, ours;
 
 		if (!stopped[i])
 			continue;

@@ -254,9 +254,9 @@ static int repair_sigtrap(struct rt_tracer *tr, struct rt_thread *th)
 }
 
 /* The program is about to set a signal's action or mask (libc's
- * sigaction() or pthread_sigmask()): what this breakpoint's SIGTRAP
+ * sigaction() or pthread_sigmask()): what this breakpoint's signal
  * changed is put back by what was set before, which the kernel judged
- * it by; then what the call sets for SIGTRAP is noted. */
+ * it by; then what the call sets for the trap signals is noted. */
 static struct decision on_signal_call(struct rt_tracer *tr,
 				      struct rt_thread *th,
 				      const struct rt_probe *pr)
@@ -271,29 +271,36 @@ static struct decision on_signal_call(struct rt_tracer *tr,
 				  .setregs = true, .kept = true };
 }
 
-static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th)
+static struct decision on_trap(struct rt_tracer *tr, struct rt_thread *th,
+			       int sig)
 {
 	const struct rt_plan *plan = NULL;
 	const struct rt_probe *pr;
 	uint64_t ts, written, spent = 0;
 	rt_raddr ip, site, resume;
-	bool taken, setregs = false;
+	bool taken, moved, setregs = false;
 	int verdict = RT_HIT_GO;
 
 	if (rt_tracee_getregs(th->tid, &th->regs))
 		return (struct decision){ .how = RESUME_GONE };
+	/* from here on, the kernel's ip is not th->regs': every way on
+	 * sets it */
+	moved = rt_arch_trap_resolve(&th->regs, sig);
 	site = rt_arch_trap_site(&th->regs);
 	if (tr->engine->doorbell(tr, th, site, &setregs))
 		return (struct decision){ .how = RESUME_CONT,
-					  .setregs = setregs };
+					  .setregs = setregs || moved };
 	if (unlikely(th->calib.left)) {
 		if (rt_calib_in_chain(th, site))
 			return rt_calib_stop(tr, th);
 		rt_calib_spoil(th);
 	}
 	pr = rt_tracer_find_probe(th->proc, site, &plan);
-	if (!pr) /* the program's own breakpoint or SIGTRAP */
-		return (struct decision){ .how = RESUME_CONT, .sig = SIGTRAP };
+	if (!pr) { /* the program's own breakpoint, SIGTRAP or SIGILL */
+		if (moved)
+			rt_arch_set_ip(&th->regs, site);
+		return (struct decision){ .how = RESUME_CONT, .sig = sig };
+	}
 	if (unlikely(pr->role == RT_ROLE_SIGACTION ||
 		     pr->role == RT_ROLE_SIGMASK))
 		return on_signal_call(tr, th, pr);
@@ -416,7 +423,7 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		pr_dbg("process %d: no memory access", pid);
 	rt_mem_set_call_site(c->mem, rt_mem_call_site(parent->mem));
 	c->img = parent->img ? rt_image_get(parent->img) : NULL;
-	c->sigtrap = parent->sigtrap;
+	memcpy(c->sigtrap, parent->sigtrap, sizeof(c->sigtrap));
 	/* the handler and its mapping are the child's too */
 	c->trapguard = parent->trapguard;
 	c->trapguard_resume = parent->trapguard_resume;
@@ -644,7 +651,8 @@ static void resume(struct rt_tracer *tr, struct rt_thread *th,
 	case RESUME_CONT:
 		if (d->setregs)
 			err = rt_tracee_setregs(th->tid, &th->regs);
-		if (unlikely(d->sig == SIGTRAP) && th->proc)
+		if (unlikely(d->sig == SIGTRAP || d->sig == SIGILL) &&
+		    th->proc)
 			rt_trapguard_pass(th->proc);
 		if (!err)
 			err = rt_tracee_cont(th->tid, d->sig);
@@ -694,7 +702,7 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	case RT_STOP_TRAP:
 		if (th->state == RT_TS_NEW)
 			return on_first_stop(tr, th);
-		return on_trap(tr, th);
+		return on_trap(tr, th, w->sig);
 	case RT_STOP_SIGNAL:
 		if (th->state == RT_TS_NEW)
 			return on_first_stop(tr, th);
@@ -715,8 +723,8 @@ static struct decision dispatch(struct rt_tracer *tr, struct rt_thread *th,
 	return (struct decision){ .how = RESUME_GONE };
 }
 
-/* After a SIGTRAP of rtrace's own (not one passed on to the program),
- * what the kernel changed of the program's SIGTRAP goes back.  Not in
+/* After a trap of rtrace's own (not one passed on to the program), what
+ * the kernel changed of the program's SIGTRAP or SIGILL goes back.  Not in
  * the middle of a measuring chain, where no code of the program runs
  * and the repair's time would be measured as the stops': at its end. */
 static void keep_sigtrap(struct rt_tracer *tr, struct rt_thread *th,
@@ -724,7 +732,7 @@ static void keep_sigtrap(struct rt_tracer *tr, struct rt_thread *th,
 {
 	int sig;
 
-	if (d->kept || d->sig == SIGTRAP ||
+	if (d->kept || d->sig == SIGTRAP || d->sig == SIGILL ||
 	    (d->how != RESUME_CONT && d->how != RESUME_HOLD) ||
 	    (th->calib.left && !th->calib.spoiled))
 		return;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The SIGTRAP guard of an attached process (trapguard.h).  Every system
+ * The trap guard of an attached process (trapguard.h).  Every system
  * call it makes in the program is a quiet one (rt_remote_syscall_quiet()):
- * a breakpoint's SIGTRAP forced on a thread that blocks SIGTRAP would set
+ * a breakpoint's SIGILL forced on a thread that blocks SIGILL would set
  * the action back to SIG_DFL under it.
  */
 #include <errno.h>
@@ -73,7 +73,7 @@ static int write_code(struct rt_mem *mem, rt_raddr at)
 					sizeof(state));
 }
 
-static int set_handler(pid_t tid, struct rt_mem *mem, rt_raddr at,
+static int set_handler(pid_t tid, struct rt_mem *mem, int signo, rt_raddr at,
 		       int *deferred)
 {
 	const struct rt_trapguard_code *tg = rt_arch_trapguard_code();
@@ -82,50 +82,69 @@ static int set_handler(pid_t tid, struct rt_mem *mem, rt_raddr at,
 					 SA_RESTORER,
 				.restorer = at + tg->restorer };
 
-	return rt_sigtrap_action(tid, mem, &a, true, deferred);
+	return rt_sigtrap_action(tid, mem, signo, &a, true, deferred);
 }
 
 static void cannot(struct rt_process *p, const char *what, int err)
 {
-	pr_warn("process %d: no SIGTRAP guard (%s: %s): if rtrace is killed, "
+	pr_warn("process %d: no trap guard (%s: %s): if rtrace is killed, "
 		"a thread at one of its breakpoints dies", p->pid, what,
 		strerror(-err));
 }
 
-void rt_trapguard_install(struct rt_process *p, pid_t tid, int *deferred)
+/* The trap signals the program leaves at their default action, as a bit
+ * set of 1 << enum rt_trap_sig: those the guard may take. */
+static unsigned free_signals(struct rt_process *p, pid_t tid, int *deferred)
 {
-	struct rt_kaction now;
-	rt_raddr at = 0;
-	int err;
+	unsigned sigs = 0;
 
-	if (p->trapguard || !p->mem || !rt_guardian_running() ||
-	    p->sigtrap.disp != RT_TRAP_DEFAULT)
-		return;
-	/* read back: the program may have set SIGTRAP since it was noted */
-	err = rt_sigtrap_action(tid, p->mem, &now, false, deferred);
-	if (err || now.handler != (uint64_t)(uintptr_t)SIG_DFL) {
+	for (int i = 0; i < RT_NTRAPSIG; i++) {
+		struct rt_kaction now;
+		int err;
+
+		if (p->sigtrap[i].disp != RT_TRAP_DEFAULT)
+			continue;
+		/* read back: the program may have set it since it was noted */
+		err = rt_sigtrap_action(tid, p->mem, rt_trapsig_signo(i), &now,
+					false, deferred);
 		if (err)
 			cannot(p, "rt_sigaction", err);
-		return;
+		else if (now.handler == (uint64_t)(uintptr_t)SIG_DFL)
+			sigs |= 1U << i;
 	}
+	return sigs;
+}
+
+void rt_trapguard_install(struct rt_process *p, pid_t tid, int *deferred)
+{
+	rt_raddr at = 0;
+	unsigned sigs;
+	int err;
+
+	if (p->trapguard || !p->mem || !rt_guardian_running())
+		return;
+	sigs = free_signals(p, tid, deferred);
+	if (!sigs)
+		return;
 	err = map_guard(tid, p->mem, &at, deferred);
 	if (err) {
 		cannot(p, "mmap", err);
 		return;
 	}
 	err = write_code(p->mem, at);
-	if (!err) {
-		/* the guardian first: rtrace may die in between */
+	if (!err)  /* the guardian first: rtrace may die in between */
 		rt_guardian_trapguard(p->mem, at);
-		err = set_handler(tid, p->mem, at, deferred);
-	}
+	for (int i = 0; !err && i < RT_NTRAPSIG; i++)
+		if (sigs & (1U << i))
+			err = set_handler(tid, p->mem, rt_trapsig_signo(i), at,
+					  deferred);
+	p->trapguard = at;
 	if (err) {
 		cannot(p, "its code", err);
-		unmap_guard(tid, p->mem, at, deferred);
+		rt_trapguard_remove(p, tid, deferred);
 		return;
 	}
-	p->trapguard = at;
-	pr_dbg("process %d: SIGTRAP guard at %" PRIxRADDR, p->pid, at);
+	pr_dbg("process %d: trap guard at %" PRIxRADDR, p->pid, at);
 }
 
 /* Adds @n breakpoints of rtrace's own code to those a thread goes past. */
@@ -182,25 +201,37 @@ void rt_trapguard_pass(struct rt_process *p)
 	set_state(p, RT_TG_PASS);
 }
 
-void rt_trapguard_remove(struct rt_process *p, pid_t tid, int *deferred)
+/* Sets @signo back to its default where the guard's handler is its
+ * action; whether the guard's code is still the program's: its own
+ * handler returns through the guard's restorer. */
+static bool put_default(pid_t tid, struct rt_mem *mem, int signo, rt_raddr at,
+			int *deferred)
 {
 	const struct rt_trapguard_code *tg = rt_arch_trapguard_code();
 	struct rt_kaction a;
+
+	if (rt_sigtrap_action(tid, mem, signo, &a, false, deferred))
+		return true;
+	if (a.handler == at + tg->handler) {
+		memset(&a, 0, sizeof(a));
+		return rt_sigtrap_action(tid, mem, signo, &a, true, deferred);
+	}
+	return a.restorer == at + tg->restorer;
+}
+
+void rt_trapguard_remove(struct rt_process *p, pid_t tid, int *deferred)
+{
 	rt_raddr at = p->trapguard;
+	bool kept = false;
 
 	if (!at || !p->mem)
 		return;
 	/* should the handler stay, it stands aside */
 	set_state(p, RT_TG_PASS);
 	p->trapguard = 0;
-	if (rt_sigtrap_action(tid, p->mem, &a, false, deferred))
-		return;
-	if (a.handler == at + tg->handler) {
-		memset(&a, 0, sizeof(a));
-		if (rt_sigtrap_action(tid, p->mem, &a, true, deferred))
-			return;
-	} else if (a.restorer == at + tg->restorer) {
-		return;  /* the program's handler returns through ours */
-	}
-	unmap_guard(tid, p->mem, at, deferred);
+	for (int i = 0; i < RT_NTRAPSIG; i++)
+		kept |= put_default(tid, p->mem, rt_trapsig_signo(i), at,
+				    deferred);
+	if (!kept)
+		unmap_guard(tid, p->mem, at, deferred);
 }

@@ -1,34 +1,37 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""A program that sets SIGTRAP itself keeps what it set under rtrace.
+"""A program that sets SIGILL or SIGTRAP itself keeps what it set under rtrace.
 
     sigtrap.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
 
-rtrace's breakpoints raise SIGTRAP, and the kernel resets an ignored or
-blocked SIGTRAP when one is hit.  Each case runs tests/fixtures/sigtrap.rs
-natively, then under `rtrace record`, with the default engine and with
+rtrace's breakpoints raise SIGILL (a single step of rtrace's, SIGTRAP),
+and the kernel resets an ignored or blocked signal when it forces one.
+Each case runs tests/fixtures/sigtrap.rs natively, then under `rtrace
+record`, for SIGILL and for SIGTRAP, with the default engine and with
 --engine trap, at -O0 and -O3, as root and as user nobody (where setpriv
 can make it so), and checks that the program behaves as natively (stdout,
 exit status) and that the calls rtrace counted are the fixture's own.
-Each case runs with every function of the fixture traced, and with work()
-alone: then a thread's first event (a breakpoint with either engine)
-comes after the program set SIGTRAP.
+Each SIGILL case runs with every function of the fixture traced, and with
+work() alone: then a thread's first event (a breakpoint with either
+engine) comes after the program set SIGILL.  SIG below is the signal.
 
-  ignore   SIGTRAP ignored, work() called, SIGTRAP raised: no effect.
-  handle   a SIGTRAP handler that calls a traced function (SIGTRAP is
-           blocked while it runs): every raise reaches the handler.
-  block    SIGTRAP blocked, work() called: still blocked, and a raised
-           SIGTRAP stays pending.
-  thread   SIGTRAP ignored; a new thread calls work(): no effect.
-  inherited  SIGTRAP ignored by the shell that execs the program, which
-           calls work() and raises SIGTRAP: no effect.
-  sandbox  SIGTRAP ignored, then a seccomp filter that kills the program
-           for rt_sigaction(SIGTRAP): rtrace must not make that call.  It
-           says so; the program is not killed by the filter, but dies of
-           the SIGTRAP it raised (status 133: a documented limit).
-  attach   the program ignores SIGTRAP before rtrace attaches; the calls
-           made while attached are counted, and after the detach a
-           raised SIGTRAP is still ignored.
+  ignore   SIG ignored, work() called, SIG raised: no effect.
+  handle   a SIG handler that calls a traced function (SIG is blocked
+           while it runs): every raise reaches the handler.
+  block    SIG blocked, work() called: still blocked, and a raised SIG
+           stays pending.
+  thread   SIG ignored; a new thread calls work(): no effect.
+  inherited  SIG ignored by the shell that execs the program, which calls
+           work() and raises SIG: no effect.
+  sandbox  SIG ignored, then a seccomp filter that kills the program for
+           rt_sigaction(SIG).  SIGILL: rtrace must not make that call; it
+           says so, the program is not killed by the filter, but dies of
+           the SIGILL it raised (status 132: a documented limit).
+           SIGTRAP: never touched; rtrace says nothing, the program ends
+           as natively.
+  attach   the program ignores SIG before rtrace attaches; the calls made
+           while attached are counted, and after the detach a raised SIG
+           is still ignored.
 
 Exit status 0 when no check is NG.
 """
@@ -46,6 +49,10 @@ import driver  # noqa: E402
 from driver import row  # noqa: E402
 
 ENGINES = ([], ["--engine", "trap"])
+# (name, the fixture's arguments for it): SIGILL is what rtrace's
+# breakpoints raise, so it gets every case and both patterns; SIGTRAP,
+# which only a step of rtrace's raises, the cases with one pattern
+SIGNALS = (("ILL", ["ill"]), ("TRAP", []))
 CASES = (["ignore", "2000"], ["handle", "1000", "20"], ["block", "2000"],
          ["thread", "2000"], ["inherited", "2000"])
 
@@ -55,16 +62,19 @@ def traced(args, log, wrapper):
     return None if rep is None else driver.calls_by_name(rep)
 
 
-# A shell that ignores SIGTRAP, then execs its arguments: what it runs
-# inherits SIG_IGN (rtrace, and the program rtrace starts).
-IGNORING = ["sh", "-c", "trap '' TRAP; exec \"$@\"", "sh"]
+def ignoring(signame):
+    """A shell that ignores SIG@signame, then execs its arguments: what it
+    runs inherits SIG_IGN (rtrace, and the program rtrace starts)."""
+    return ["sh", "-c", "trap '' %s; exec \"$@\"" % signame, "sh"]
 
 
-def run_case(args, exe, case, extra, tag, tmp, wrapper, pattern):
-    name = "%s%s %s -f %s: " % (tag, " ".join(case), " ".join(extra) or "default engine", pattern)
+def run_case(args, exe, sig, case, extra, tag, tmp, wrapper, pattern):
+    name = "%sSIG%s %s %s -f %s: " % (tag, sig[0], " ".join(case), " ".join(extra) or "default engine",
+                                     pattern)
     if case[0] == "inherited":
-        wrapper = list(wrapper) + IGNORING
+        wrapper = list(wrapper) + ignoring(sig[0])
         case = ["raise"] + case[1:]
+    case = sig[1] + case
     native = subprocess.run(list(wrapper) + [exe] + case, capture_output=True, text=True)
     log = os.path.join(tmp, "%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + case + extra
                                                      + [pattern.replace(":", "").replace("*", "all")]))
@@ -86,10 +96,11 @@ def run_case(args, exe, case, extra, tag, tmp, wrapper, pattern):
     row(name + "calls counted (by construction)", got == want, "%s, want %s" % (got, want))
 
 
-def run_attach(args, exe, extra, tag, tmp, wrapper):
-    name = "%sattach %s: " % (tag, " ".join(extra) or "default engine")
-    prog = attach_driver.Program(exe, wrapper, ["wait"])
-    log = os.path.join(tmp, "attach-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + extra))
+def run_attach(args, exe, sig, extra, tag, tmp, wrapper):
+    name = "%sSIG%s attach %s: " % (tag, sig[0], " ".join(extra) or "default engine")
+    prog = attach_driver.Program(exe, wrapper, sig[1] + ["wait"])
+    log = os.path.join(tmp, "attach-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + sig[1]
+                                                           + extra))
     rt = subprocess.Popen(list(wrapper) + [args.rtrace, "record", "-o", log, "-p", str(prog.pid),
                                            "-f", "sigtrap::*"] + extra,
                           stderr=subprocess.PIPE, text=True)
@@ -105,17 +116,19 @@ def run_attach(args, exe, extra, tag, tmp, wrapper):
     row(name + "rtrace detaches and exits 0", rc == 0, "exit %d %s" % (rc, err.strip()[-200:]))
     after = prog.ask("run 10")
     st, out = prog.finish()
-    row(name + "SIGTRAP still ignored after the detach: exits 0",
+    row(name + "SIG%s still ignored after the detach: exits 0" % sig[0],
         done == "done 1000" and after == "done 10" and st == 0
         and "COUNT sigtrap::work 1010\n" in out, "exit %d, %r %r %r" % (st, done, after, out))
     got = (traced(args, log, wrapper) or {}).get("sigtrap::work")
     row(name + "calls while attached (by construction)", got == 1000, got)
 
 
-def run_sandbox(args, exe, extra, tag, tmp, wrapper):
-    name = "%ssandbox %s: " % (tag, " ".join(extra) or "default engine")
-    native = subprocess.run(list(wrapper) + [exe, "sandbox", "1000"], capture_output=True, text=True)
-    log = os.path.join(tmp, "sandbox-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + extra))
+def run_sandbox(args, exe, sig, extra, tag, tmp, wrapper):
+    name = "%sSIG%s sandbox %s: " % (tag, sig[0], " ".join(extra) or "default engine")
+    case = sig[1] + ["sandbox", "1000"]
+    native = subprocess.run(list(wrapper) + [exe] + case, capture_output=True, text=True)
+    log = os.path.join(tmp, "sandbox-%s.rtrace" % "-".join([tag.strip().replace(" ", "-")] + sig[1]
+                                                            + extra))
     try:
         # --no-blocked: the probes of libc's blocking calls record std's
         # start-up poll(), which gives the thread its ring (a stop at the
@@ -124,27 +137,38 @@ def run_sandbox(args, exe, extra, tag, tmp, wrapper):
         # makes no blocking call first: the case checked here
         r = subprocess.run(list(wrapper) + [args.rtrace, "record", "-o", log, "-f", "sigtrap::work",
                                             "--no-blocked"]
-                           + extra + ["--", exe, "sandbox", "1000"],
+                           + extra + ["--", exe] + case,
                            capture_output=True, text=True, timeout=120)
     except subprocess.TimeoutExpired:
         row(name + "rtrace ends", False, "timed out")
         return
     row(name + "natively the program exits 0", native.returncode == 0, native.returncode)
+    if sig[0] == "TRAP":
+        # rtrace's traps raise SIGILL: the program's SIGTRAP is never
+        # touched, and it ends as natively
+        row(name + "SIGTRAP untouched: the program ends as natively",
+            r.returncode == native.returncode, "exit %d (native %d)" % (r.returncode,
+                                                                      native.returncode))
+        row(name + "no word about SIGTRAP", "SIGTRAP" not in r.stderr, r.stderr.strip()[-300:])
+        return
     row(name + "rtrace makes no rt_sigaction the filter kills for",
-        r.returncode == 128 + signal.SIGTRAP, "exit %d (%d: SIGSYS)" % (r.returncode,
-                                                                       128 + signal.SIGSYS))
+        r.returncode == 128 + signal.SIGILL, "exit %d (%d: SIGSYS)" % (r.returncode,
+                                                                      128 + signal.SIGSYS))
     row(name + "rtrace says why, once",
-        r.stderr.count("seccomp filter could kill it for the rt_sigaction") == 1,
+        r.stderr.count("seccomp filter could kill it for the rt_sigaction call that puts "
+                       "back its SIGILL action") == 1,
         r.stderr.strip()[-300:])
 
 
 def run_all(args, exe, tag, tmp, wrapper):
-    for extra in ENGINES:
-        for case in CASES:
-            for pattern in ("sigtrap::*", "sigtrap::work"):
-                run_case(args, exe, case, extra, tag, tmp, wrapper, pattern)
-        run_attach(args, exe, extra, tag, tmp, wrapper)
-        run_sandbox(args, exe, extra, tag, tmp, wrapper)
+    for sig in SIGNALS:
+        patterns = ("sigtrap::*", "sigtrap::work") if sig[0] == "ILL" else ("sigtrap::*",)
+        for extra in ENGINES:
+            for case in CASES:
+                for pattern in patterns:
+                    run_case(args, exe, sig, case, extra, tag, tmp, wrapper, pattern)
+            run_attach(args, exe, sig, extra, tag, tmp, wrapper)
+            run_sandbox(args, exe, sig, extra, tag, tmp, wrapper)
 
 
 def main():

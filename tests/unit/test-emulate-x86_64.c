@@ -5,6 +5,7 @@
  * and judged by C's own comparisons), jumps through each register, direct
  * jumps and slots.  Also the register accessors of regs.c.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -268,7 +269,12 @@ TEST_CASE(regs_accessors)
 	r.r.r9 = 6;
 	code = rt_arch_trap_bytes(&len);
 	TEST_EQ(len, 1);
-	TEST_EQ(code[0], 0xcc);
+	TEST_EQ(code[0], 0x06);  /* a fault: ip stays on it */
+	TEST_TRUE(!rt_arch_trap_resolve(&r, SIGTRAP));  /* past an int3 */
+	TEST_EQ(rt_arch_trap_site(&r), SITE);
+	TEST_EQ(rt_arch_ip(&r), SITE + 1);
+	r.r.rip = SITE;
+	TEST_TRUE(rt_arch_trap_resolve(&r, SIGILL));
 	TEST_EQ(rt_arch_trap_site(&r), SITE);
 	TEST_EQ(rt_arch_ip(&r), SITE + 1);
 	TEST_EQ(rt_arch_sp(&r), 0x7ffffffde000ULL);
@@ -306,10 +312,10 @@ TEST_CASE(remote_syscall_and_helper_code)
 	TEST_EQ(rt_arch_syscall_result(&r), -12);
 	code = rt_arch_syscall_code(&len);
 	TEST_EQ(len, 3);
-	TEST_MEMEQ(code, "\x0f\x05\xcc", 3);
+	TEST_MEMEQ(code, "\x0f\x05\x06", 3);
 	code = rt_arch_trap_ret_code(&len);
 	TEST_EQ(len, 2);
-	TEST_MEMEQ(code, "\xcc\xc3", 2);
+	TEST_MEMEQ(code, "\x06\xc3", 2);
 	code = rt_arch_ret_code(&len);
 	TEST_EQ(len, 1);
 	TEST_EQ(code[0], 0xc3);

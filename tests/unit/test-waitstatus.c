@@ -94,6 +94,12 @@ TEST_CASE(decode_signal_stops)
 	TEST_EQ(w.event, RT_EVENT_NONE);
 	TEST_EQ(w.raw, 0x057f);
 
+	/* a breakpoint in the program's code: a fault */
+	rt_waitstatus_decode(5, stopped(SIGILL), &w);
+	TEST_EQ(w.kind, RT_STOP_TRAP);
+	TEST_EQ(w.sig, SIGILL);
+	TEST_EQ(w.raw, 0x047f);
+
 	/* signals about to be delivered */
 	rt_waitstatus_decode(5, stopped(SIGUSR1), &w);
 	TEST_EQ(w.kind, RT_STOP_SIGNAL);
