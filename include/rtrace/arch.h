@@ -55,9 +55,9 @@ const struct rt_trapguard_code *rt_arch_trapguard_code(void);
 /* Thread registers @r of a stop for signal @sig at one of rtrace's traps,
  * made to look like every other: past the trap.  A breakpoint in the
  * program's code (rt_arch_trap_bytes()) is a fault, SIGILL, which leaves
- * ip on it; rtrace's code traps (int3, SIGTRAP), which leaves ip past
- * it.  Whether ip moved: it goes back with rt_arch_set_ip() at the trap
- * site if the stop is not rtrace's. */
+ * ip on it; a trap (int3, a step: SIGTRAP) leaves ip past what it ran.
+ * Whether ip moved: it goes back with rt_arch_set_ip() at the trap site
+ * if the stop is not rtrace's. */
 bool rt_arch_trap_resolve(struct rt_regs *r, int sig);
 
 /* Address of the trap that made the thread stop with @r, resolved

@@ -34,7 +34,7 @@ void rt_guardian_stop(void);
  * there). */
 bool rt_guardian_running(void);
 
-/* The process of @mem has its SIGTRAP guard's mapping at @at
+/* The process of @mem has its trap guard's mapping at @at
  * (trapguard.h): when rtrace is gone, the guardian tells it which
  * breakpoints it put back.  Does nothing when no guardian runs. */
 void rt_guardian_trapguard(const struct rt_mem *mem, rt_raddr at);

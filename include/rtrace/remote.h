@@ -28,8 +28,8 @@ int rt_remote_syscall(pid_t tid, struct rt_mem *mem, long nr,
 
 /* As rt_remote_syscall(), but the thread never executes a breakpoint: it
  * is run to the call's exit stop (PTRACE_SYSCALL), one stop more, so
- * that no SIGTRAP is forced on it (the kernel resets an ignored or
- * blocked SIGTRAP when it forces one).  @len bytes of @data (at most
+ * that no SIGILL is forced on it (the kernel resets an ignored or
+ * blocked SIGILL when it forces one).  @len bytes of @data (at most
  * RT_REMOTE_DATA_MAX, the caller's) are put on the thread's stack, below
  * what its code may use, for the call: argument @data_arg (-1: none) is
  * set to their address, and @data gets them back after the call. */

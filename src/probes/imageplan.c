@@ -79,7 +79,7 @@ static uint8_t allocator_role(const struct rt_func *fn)
 	return 0;
 }
 
-/* libc's calls that set SIGTRAP's action or mask, and those that call
+/* libc's calls that set a signal's action or mask, and those that call
  * them (signal(), sigset(), sigprocmask(), siglongjmp()...), by the
  * entry they all reach (sigtrap.h). */
 static const struct {

@@ -348,7 +348,8 @@ void rt_attach_keep_clear(struct rt_tracer *tr, struct rt_plan *plan)
 	free(ips);
 }
 
-/* SIGTRAP as the program set it, before rtrace makes any of its own. */
+/* SIGILL and SIGTRAP as the program set them, before rtrace makes any
+ * trap of its own. */
 static void note_sigtrap(struct rt_tracer *tr, struct rt_process *p,
 			 struct rt_thread *any)
 {
@@ -362,7 +363,8 @@ static void note_sigtrap(struct rt_tracer *tr, struct rt_process *p,
 }
 
 /* What rtrace's traps in stopped thread @th (its remote calls, its
- * steps out of the scratch area) changed of SIGTRAP goes back. */
+ * steps out of the scratch area) changed of SIGILL and SIGTRAP goes
+ * back. */
 static void keep_sigtrap(struct rt_thread *th)
 {
 	int sig = rt_sigtrap_repair(th);
@@ -378,7 +380,8 @@ static int arm_attached(struct rt_tracer *tr, struct rt_process *p)
 	int err;
 
 	/* the image first: it says where rtrace's system calls may go
-	 * (rt_mem_call_site()), SIGTRAP's disposition is read through one */
+	 * (rt_mem_call_site()), the trap signals' actions are read through
+	 * one */
 	err = rt_image_build(tr, p);
 	if (!err)
 		note_sigtrap(tr, p, any);
@@ -472,34 +475,20 @@ static bool stop_everything(struct rt_tracer *tr)
 }
 
 /* Lets stopped thread @th take one stop (a pending SIGTRAP or SIGILL, or
- * a ptrace interrupt's stop still due before it): a breakpoint's trap
- * puts it back on the breakpoint.  False when the thread is gone. */
+ * a ptrace interrupt's stop still due before it).  False when the thread
+ * is gone. */
 static bool take_one_trap(struct rt_thread *th)
 {
-	const struct rt_plan *plan;
 	struct rt_wait w;
-	siginfo_t si;
-	rt_raddr site;
 
-	/* the signal is taken before any instruction runs */
+	/* the signal is taken before any instruction runs: a breakpoint's
+	 * fault leaves the thread on it, a single step's trap (a step out of
+	 * rtrace's code that an interrupt's stop overtook) where it is */
 	if (rt_tracee_cont(th->tid, 0) || rt_wait_tid(th->tid, &w))
 		return false;
 	if (w.kind == RT_STOP_SIGNAL && !th->pending_sig)
 		th->pending_sig = w.sig;
-	if (w.kind != RT_STOP_TRAP || rt_tracee_getregs(th->tid, &th->regs))
-		return w.kind != RT_STOP_EXITED && w.kind != RT_STOP_KILLED;
-	/* a breakpoint's fault leaves the thread on it; a single step's
-	 * trap (a step out of rtrace's code that an interrupt's stop
-	 * overtook) where it is */
-	if (rt_tracee_getsiginfo(th->tid, &si) || si.si_signo != SIGTRAP ||
-	    si.si_code != SI_KERNEL)
-		return true;
-	site = rt_arch_trap_site(&th->regs);
-	if (rt_tracer_find_probe(th->proc, site, &plan)) {
-		rt_arch_set_ip(&th->regs, site);
-		rt_tracee_setregs(th->tid, &th->regs);
-	}
-	return true;
+	return w.kind != RT_STOP_EXITED && w.kind != RT_STOP_KILLED;
 }
 
 void rt_tracer_take_pending_trap(struct rt_thread *th)

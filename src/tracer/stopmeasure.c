@@ -23,8 +23,8 @@
 #define CALIB_MAX_EVERY 1024
 
 /* The row ends by returning to @resume, which the thread's stack holds:
- * a thread in it when rtrace dies goes on there, through the SIGTRAP
- * guard (trapguard.h), which lets it past each breakpoint of the row. */
+ * a thread in it when rtrace dies goes on there, through the trap guard
+ * (trapguard.h), which lets it past each breakpoint of the row. */
 static rt_raddr begin_calib(struct rt_thread *th, const struct rt_plan *plan,
 			    rt_raddr resume, uint64_t ts)
 {

@@ -60,7 +60,8 @@ struct decision {
 	int sig;
 	bool setregs;             /* write th->regs back first */
 	struct rt_thread *also;   /* a held thread that may now run */
-	bool kept;                /* SIGTRAP as the program set it is back */
+	bool kept;                /* the trap signals as the program set
+				   * them are back */
 };
 
 /* Appends an event of thread @th to the log (when its process records). */
@@ -185,10 +186,10 @@ typedef bool rt_bell_fn(struct rt_tracer *tr, struct rt_thread *th);
 
 /* Stopped thread @th, interrupted just as it ran into one of rtrace's
  * breakpoints, or as it finished one of rtrace's single steps, has that
- * SIGTRAP still pending behind the interrupt's stop: delivered after a
- * detach, it would kill the program.  Lets the thread take it (rtrace,
- * still its tracer, keeps it) and puts the thread back on a breakpoint's
- * instruction.  Before a detach. */
+ * SIGILL or SIGTRAP still pending behind the interrupt's stop: delivered
+ * after a detach, it would kill the program.  Lets the thread take it
+ * (rtrace, still its tracer, keeps it); a breakpoint's fault leaves it on
+ * the breakpoint's instruction.  Before a detach. */
 void rt_tracer_take_pending_trap(struct rt_thread *th);
 
 /* Moves stopped thread @th out of the scratch area [@lo, @hi): out of the

@@ -237,7 +237,7 @@ static void record_hit(struct rt_tracer *tr, struct rt_thread *th,
 		emit_tail(tr, th, pr, ip, taken, sp, ts);
 }
 
-/* Puts back what a SIGTRAP of rtrace's changed of the program's own
+/* Puts back what a trap of rtrace's changed of the program's own
  * (sigtrap.h); a signal that came meanwhile is returned.  The time that
  * took, when it took any, is the thread's lost time, like a log write. */
 static int repair_sigtrap(struct rt_tracer *tr, struct rt_thread *th)
