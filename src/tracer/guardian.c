@@ -127,12 +127,38 @@ static ssize_t receive(int fd, struct msg *m, int *passed)
 	return n;
 }
 
+/* Whether @w's process has ended: its memory reads as empty.  A
+ * program that forks at every request would otherwise leave one entry,
+ * and one descriptor, per child. */
+static bool ended(const struct watched *w)
+{
+	uint8_t b;
+
+	return w->mem >= 0 && w->sites.n &&
+	       pread(w->mem, &b, 1, (off_t)w->sites.v[0].addr) == 0;
+}
+
+static void forget_ended(void)
+{
+	for (size_t i = 0; i < watched.n; i++) {
+		struct watched *w = &watched.v[i];
+
+		if (!ended(w))
+			continue;
+		close(w->mem);
+		vec_free(&w->sites);
+		watched.v[i--] = watched.v[--watched.n];
+	}
+}
+
 /* A newer memory of the same process (it exec'd): the old one's
  * breakpoints went with the old image. */
 static void note_process(const struct msg *m, int mem)
 {
-	struct watched *w = watched_of(m->pid);
+	struct watched *w;
 
+	forget_ended();
+	w = watched_of(m->pid);
 	if (!w) {
 		struct watched fresh = { .pid = m->pid, .mem = -1 };
 
@@ -378,10 +404,14 @@ static bool was_told(pid_t pid)
 /* The guardian has @mem's process, or gets it now. */
 static bool tell_process(const struct rt_mem *mem)
 {
-	struct msg m = { .type = MSG_PROCESS, .pid = rt_mem_pid(mem) };
-	int fd = rt_mem_fd(mem);
+	struct msg m = { .type = MSG_PROCESS };
+	int fd;
 
-	if (sock < 0 || fd < 0)
+	if (!mem || sock < 0)  /* a child rtrace may not open: no help */
+		return false;
+	m.pid = rt_mem_pid(mem);
+	fd = rt_mem_fd(mem);
+	if (fd < 0)
 		return false;  /* reached without a descriptor: no help */
 	if (was_told(m.pid))
 		return true;

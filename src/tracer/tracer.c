@@ -431,6 +431,13 @@ static struct rt_process *new_child(struct rt_tracer *tr,
 		rt_guardian_trapguard(c->mem, c->trapguard);
 	vec_for_each(&parent->libs, lib)
 		vec_push(&c->libs, rt_image_get(*lib));
+	/* its copy of the code holds the parent's breakpoints: should
+	 * rtrace die, the guardian puts them back there too */
+	if (c->img && c->img->plan)
+		rt_guardian_armed(c, c->img->plan, false);
+	vec_for_each(&c->libs, lib)
+		if ((*lib)->plan)
+			rt_guardian_armed(c, (*lib)->plan, false);
 	if (parent->removed && c->img) {
 		size_t n = rt_plan_nprobes(c->img->plan);
 
