@@ -140,15 +140,19 @@ static bool ended(const struct watched *w)
 
 static void forget_ended(void)
 {
+	size_t kept = 0;
+
 	for (size_t i = 0; i < watched.n; i++) {
 		struct watched *w = &watched.v[i];
 
-		if (!ended(w))
+		if (ended(w)) {
+			close(w->mem);
+			vec_free(&w->sites);
 			continue;
-		close(w->mem);
-		vec_free(&w->sites);
-		watched.v[i--] = watched.v[--watched.n];
+		}
+		watched.v[kept++] = *w;
 	}
+	watched.n = kept;
 }
 
 /* A newer memory of the same process (it exec'd): the old one's
