@@ -4,12 +4,14 @@
 
     bench/churn.py [--rtrace build/rtrace] [--engine inline|trap|both]
                    [--cycles 200] [--kills 100] [--stops 10] [--launches 10]
-                   [--hang 60] [--seed N]
+                   [--hang 60] [--seed N] [--work spawn|fork] [--sigill]
 
 The program is tests/fixtures/attachee.rs, built here with rustc -O -g:
 its `spawn K` starts K threads, 8 at a time, each making 100 calls of
 attachee::work (one of attachee::leaf each), and it prints its own counts
-when told to quit; its `fork K` forks K child processes one after another,
+when told to quit (with --sigill it first sets a SIGILL handler of its
+own, which ends it with status 70: rtrace's trap guard then stays out, and
+a thread that meets a breakpoint rtrace left behind dies); its `fork K` forks K child processes one after another,
 each making 100 calls and exiting 0 when it counted them.  Their native
 rates are measured first.  Then, per program (--work spawn, fork: both by
 default) and engine:
@@ -125,6 +127,10 @@ def native_rate(exe, work):
     return None if bad else work.k / (time.time() - t)
 
 
+def program_cmd(args, exe):
+    return [exe, "1"] + (["sigill"] if args.sigill else [])
+
+
 def rtrace_cmd(args, engine, log, *rest, quiet=True):
     return [args.rtrace, "record"] + (["-q"] if quiet else []) + \
         ["-o", log, "--engine", engine, "-f", "attachee::*"] + list(rest)
@@ -133,7 +139,7 @@ def rtrace_cmd(args, engine, log, *rest, quiet=True):
 def cycles(args, exe, engine, work, log, note):
     res = {"detaches": 0, "programs": 0, "refused": 0, "frozen": 0, "deaths": 0}
     while res["detaches"] < args.cycles and res["frozen"] < 3:
-        prog = Program([exe, "1"])
+        prog = Program(program_cmd(args, exe))
         prog.order(work.order)
         res["programs"] += 1
         while prog.p.poll() is None and res["detaches"] < args.cycles:
@@ -166,7 +172,7 @@ def attached(args, exe, engine, work, log):
     """A program, rtrace attached to it (it says so), then the spawn."""
     if os.path.exists(log):
         os.unlink(log)
-    prog = Program([exe, "1"])
+    prog = Program(program_cmd(args, exe))
     rt = subprocess.Popen(rtrace_cmd(args, engine, log, "-p", str(prog.pid), quiet=False),
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     while True:
@@ -233,7 +239,7 @@ def launches(args, exe, engine, work, log, note):
     bad = 0
     work = work.smaller()
     for _ in range(args.launches):
-        prog = Program(rtrace_cmd(args, engine, log, "--", exe, "1"))
+        prog = Program(rtrace_cmd(args, engine, log, "--", *program_cmd(args, exe)))
         prog.order(work.order)
         ended = prog.end(work)
         got, why = report_calls(args, log)
@@ -254,6 +260,8 @@ def main():
     ap.add_argument("--launches", type=int, default=10)
     ap.add_argument("--hang", type=float, default=60)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--sigill", action="store_true",
+                    help="the program sets a SIGILL handler of its own (no trap guard)")
     ap.add_argument("--work", action="append", choices=sorted(WORKS),
                     help="spawn (threads), fork (processes); both by default")
     args = ap.parse_args()

@@ -22,9 +22,12 @@
  * slot's, which rtrace knows).
  *
  * Where the process can be stopped and what rtrace does there:
- *  - rt_x64_rec_miss: no slot holds this thread.  rtrace gives it one and
- *    resumes, which looks again; or, when the table is full, records the
- *    event itself from the registers and moves ip to rt_x64_rec_done.
+ *  - rt_x64_rec_miss: no slot holds this thread, and the area does not
+ *    let threads claim one themselves (rtrace launched the program), or
+ *    its thread pointer is shared.  rtrace gives it one and resumes,
+ *    which looks again; or, when the table is full or the pointer shared,
+ *    records the event itself from the registers and moves ip to
+ *    rt_x64_rec_done.
  *  - rt_x64_rec_full: the ring is full, and the area's mode is
  *    RT_WAIT_TRAP.  rtrace empties it and resumes, which takes a fresh
  *    time stamp (the stop came before the event).
@@ -49,6 +52,7 @@
 
 #define SYS_clock_gettime 228
 #define SYS_futex 202
+#define SYS_gettid 186
 #define CLOCK_MONOTONIC 1
 #define FUTEX_WAIT 0
 #define FUTEX_WAKE 1
@@ -81,6 +85,25 @@
  * src/tracer/jumparea.c hashes). */
 #define SLOT_SHIFT (32 - 6)
 #define SLOT_BITS ((RT_IA_SLOTS - 1) * RT_IA_SLOT_SIZE)
+
+/* %r8: the first slot of the window of thread pointer \tp; clobbers
+ * %rdx. */
+.macro FIRST_SLOT tp
+	movabs $0x9e3779b97f4a7c15, %rdx
+	imul \tp, %rdx
+	shr $SLOT_SHIFT, %rdx
+	and $SLOT_BITS, %edx
+	mov .Ldata + RT_RD_TABLE(%rip), %r8
+	add %rdx, %r8
+.endm
+
+/* %r8: the slot after it in the table, the last one's the first. */
+.macro NEXT_SLOT
+	sub .Ldata + RT_RD_TABLE(%rip), %r8
+	add $RT_IA_SLOT_SIZE, %r8
+	and $SLOT_BITS, %r8d
+	add .Ldata + RT_RD_TABLE(%rip), %r8
+.endm
 
 	.section .rodata.rtrace_recorder, "a"
 	.balign 16
@@ -122,12 +145,7 @@ rt_x64_rec_entry:
  * thread pointer, then the time; %r8 the slot. */
 .Llookup:
 	mov %fs:0, %rax
-	movabs $0x9e3779b97f4a7c15, %rdx
-	imul %rax, %rdx
-	shr $SLOT_SHIFT, %rdx
-	and $SLOT_BITS, %edx
-	mov .Ldata + RT_RD_TABLE(%rip), %r8
-	add %rdx, %r8
+	FIRST_SLOT %rax
 	cmp RT_IA_SLOT_TP(%r8), %rax
 	jne .Lprobe
 .Lstamp:
@@ -162,37 +180,98 @@ rt_x64_rec_done:
 	RESTORE
 	ret
 
-/* The first slot tried is another thread's: the next ones, up to
- * RT_IA_PROBES in all, until this thread's or a free one. */
+/* The first slot tried is not this thread's: it and the next ones, up to
+ * RT_IA_PROBES in all, until this thread's, its thread pointer's marker
+ * (tp | 1: the pointer is shared) or a free one. */
 .Lprobe:
-	cmpq $0, RT_IA_SLOT_TP(%r8)
-	je .Lmiss
 	push %r11
-	mov $RT_IA_PROBES - 1, %r11d
-.Lprobe_next:
-	sub .Ldata + RT_RD_TABLE(%rip), %r8
-	add $RT_IA_SLOT_SIZE, %r8
-	and $SLOT_BITS, %r8d
-	add .Ldata + RT_RD_TABLE(%rip), %r8
+	mov %rax, %rdx
+	or $1, %rdx
+	mov $RT_IA_PROBES, %r11d
+.Lprobe_this:
 	cmp RT_IA_SLOT_TP(%r8), %rax
 	je .Lprobe_found
+	cmp RT_IA_SLOT_TP(%r8), %rdx
+	je .Lprobe_shared
 	cmpq $0, RT_IA_SLOT_TP(%r8)
 	je .Lprobe_miss
 	dec %r11d
-	jnz .Lprobe_next
+	jz .Lprobe_miss
+	NEXT_SLOT
+	jmp .Lprobe_this
+.Lprobe_found:
+	pop %r11
+	jmp .Lstamp
+.Lprobe_shared:
+	pop %r11
+	jmp .Lshared
 .Lprobe_miss:
 	pop %r11
 .Lmiss:
 	mov .Ldata + RT_RD_CTL(%rip), %rdx
 	cmpl $0, RT_IA_CTL_OFF(%rdx)
 	jne .Ldrop
+	cmpl $0, RT_IA_CTL_CLAIM(%rdx)
+	jne .Lclaim
 	.globl rt_x64_rec_miss
 rt_x64_rec_miss:
 	.byte 0x06               /* rtrace's breakpoint (x86_64.h) */
 	jmp .Llookup
-.Lprobe_found:
+
+/* Two threads have this thread pointer: rtrace records their events at
+ * stops, claims or not. */
+.Lshared:
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	cmpl $0, RT_IA_CTL_OFF(%rdx)
+	jne .Ldrop
+	jmp rt_x64_rec_miss
+
+/* No slot holds this thread and it claims one itself (rtrace attached to
+ * a running program: a thread stopped at the miss would be harmed if
+ * rtrace were killed there).  The first free or left slot of its window,
+ * taken with a compare-and-exchange, since another thread may be taking
+ * it too; then its thread id, by which rtrace knows whose the slot is.
+ * A thread pointer of 0, or odd, could not be told from a free slot or a
+ * marker: its events are counted as not recorded, as when every slot of
+ * the window is taken.  %rdx: the control words. */
+.Lclaim:
+	test %rax, %rax
+	jz .Lnoslot
+	test $1, %al
+	jnz .Lnoslot
+	push %r11
+	push %r9
+	mov %rax, %r9
+	FIRST_SLOT %rax
+	mov $RT_IA_PROBES, %r11d
+.Lclaim_this:
+	mov RT_IA_SLOT_TP(%r8), %rax
+	cmp $1, %rax
+	ja .Lclaim_next
+	lock cmpxchg %r9, RT_IA_SLOT_TP(%r8)
+	je .Lclaimed
+.Lclaim_next:
+	dec %r11d
+	jz .Lclaim_none
+	NEXT_SLOT
+	jmp .Lclaim_this
+.Lclaimed:
+	push %rcx
+	mov $SYS_gettid, %eax
+	syscall
+	pop %rcx
+	mov %eax, %eax
+	mov %rax, RT_IA_SLOT_IDS(%r8)
+	pop %r9
 	pop %r11
 	jmp .Lstamp
+.Lclaim_none:
+	pop %r9
+	pop %r11
+.Lnoslot:
+	mov .Ldata + RT_RD_CTL(%rip), %rdx
+	lock incq RT_IA_CTL_NOSLOT(%rdx)
+	jmp rt_x64_rec_done
 
 /* Recording is off: the event is only counted. */
 .Ldrop:

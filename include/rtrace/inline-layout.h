@@ -13,7 +13,9 @@
  *
  * A slot belongs to one thread of the process, found by the thread
  * pointer the thread's %fs:0 holds.  Only the thread writes its ring and
- * its head; only rtrace writes the tail and the rest of the slot.
+ * its head; only rtrace writes the tail and the rest of the slot, but for
+ * a slot a thread claims itself (RT_IA_CTL_CLAIM): the thread pointer, by
+ * an atomic compare-and-exchange from free or left, then its thread id.
  */
 #ifndef RTRACE_INLINE_LAYOUT_H
 #define RTRACE_INLINE_LAYOUT_H
@@ -34,8 +36,11 @@
 #define RT_IA_SIZE (RT_IA_RINGS + RT_IA_SLOTS * RT_IA_CAP * RT_IA_EVENT)
 
 /* Fields of a slot. */
-#define RT_IA_SLOT_TP 0            /* thread pointer; 0 = free */
-#define RT_IA_SLOT_IDS 8           /* tid | pid << 32, as events carry */
+#define RT_IA_SLOT_TP 0            /* thread pointer; 0 = free, 1 = left,
+				    * tp | 1 = tp is shared: its threads
+				    * stop at the recorder's miss */
+#define RT_IA_SLOT_IDS 8           /* tid | pid << 32 (rtrace's), or the
+				    * tid alone (a claim); 0 while free */
 #define RT_IA_SLOT_HEAD 16         /* events written */
 #define RT_IA_SLOT_TAIL 24         /* events taken */
 #define RT_IA_SLOT_RING 32         /* the ring's address in the tracee */
@@ -50,9 +55,15 @@
 				    * that wants its ring emptied */
 #define RT_IA_CTL_OFF 4            /* u32: nonzero, nothing is recorded */
 #define RT_IA_CTL_MODE 8           /* u32: RT_WAIT_* */
+#define RT_IA_CTL_CLAIM 12         /* u32: nonzero, a thread with no slot
+				    * claims a free one itself instead of
+				    * stopping at the recorder's miss */
 #define RT_IA_CTL_LOST 16          /* u64: events not recorded (off) */
+#define RT_IA_CTL_NOSLOT 24        /* u64: events not recorded: the
+				    * thread found no slot to claim */
 
-#define RT_WAIT_TRAP 0             /* a full ring stops the thread (int3) */
+#define RT_WAIT_TRAP 0             /* a full ring stops the thread (a
+				    * breakpoint) */
 #define RT_WAIT_FUTEX 1            /* it waits on a futex rtrace wakes */
 
 /* Why recording is off (RT_IA_CTL_OFF). */

@@ -60,6 +60,23 @@ enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
  * the table is full, -EBUSY when @tp is shared (rt_inline_share()). */
 int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp);
 
+/* Whether thread @tid is one of the process's that rtrace knows, and
+ * ready for events (rt_inline_adopt()). */
+typedef bool rt_inline_owner_fn(void *ctx, pid_t tid);
+
+/* From now on a thread with no slot claims one itself, with no stop
+ * (rtrace attached: a thread stopped at the recorder's miss would be
+ * harmed if rtrace were killed), unless the program's seccomp filter
+ * would refuse the recorder its gettid; @tid: a stopped thread of the
+ * process.  Whether threads claim. */
+bool rt_inline_claims(struct rt_inline_area *a, pid_t tid);
+
+/* Slots that threads claimed since the last call become theirs, each
+ * thread's @owner asked first; a claim by a thread rtrace does not know
+ * is drained into nothing, said once. */
+void rt_inline_adopt(struct rt_inline_area *a, rt_inline_owner_fn *owner,
+		     void *ctx);
+
 /* The slot of thread @tid, or -1. */
 int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid);
 
@@ -75,8 +92,9 @@ void rt_inline_give_back(struct rt_inline_area *a, int slot, pid_t borrower,
 
 /* Threads that share thread pointer @tp (a clone without a TLS of its
  * own) would share a ring: the slot that has it is emptied through @emit
- * and freed, and no slot is given for @tp again, so those threads' events
- * are recorded at stops. */
+ * and becomes a marker that sends those threads to the recorder's miss
+ * (one is placed where none had it), and no slot is given or claimed for
+ * @tp again, so their events are recorded at stops. */
 void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
 		     rt_inline_emit_fn *emit, void *ctx);
 
@@ -131,7 +149,8 @@ uint64_t rt_inline_events(const struct rt_inline_area *a);
 uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged);
 
 /* Events that threads did not record because rtrace did not answer for
- * seconds (recording off until the next drain), as far as said. */
+ * seconds (recording off until the next drain), or because they found no
+ * slot to claim, as far as said. */
 uint64_t rt_inline_unrecorded(const struct rt_inline_area *a);
 
 #endif

@@ -1021,8 +1021,8 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 			"rings: calls are missing from the log (warnings "
 			"above)\n");
 	if (res->st.inline_unrecorded)
-		fprintf(stderr, "rtrace: %s %s not recorded while rtrace "
-			"did not answer: calls are missing from the log\n",
+		fprintf(stderr, "rtrace: %s %s not recorded (warnings "
+			"above): calls are missing from the log\n",
 			rt_fmt_count(c, sizeof(c), res->st.inline_unrecorded),
 			res->st.inline_unrecorded == 1 ? "event was" :
 							 "events were");

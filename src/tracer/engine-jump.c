@@ -121,6 +121,28 @@ static void emit_drained(void *ctx, pid_t tid, struct rt_event *ev,
 	rt_emit_events(tr, th, ev, kept);
 }
 
+struct claim_ctx {
+	struct rt_tracer *tr;
+	const struct rt_process *p;
+};
+
+/* A slot a thread claimed is its own if the thread is one of the
+ * process's (its events' cost was said when rtrace first saw it). */
+static bool claim_owner(void *ctx, pid_t tid)
+{
+	const struct claim_ctx *c = ctx;
+	const struct rt_thread *th = rt_tasks_thread(c->tr->tasks, tid);
+
+	return th && th->proc == c->p;
+}
+
+static void adopt_claims(struct rt_tracer *tr, struct rt_process *p)
+{
+	struct claim_ctx c = { tr, p };
+
+	rt_inline_adopt(p->ia, claim_owner, &c);
+}
+
 static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 			 bool release)
 {
@@ -129,6 +151,7 @@ static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (!p || !p->ia)
 		return;
+	adopt_claims(tr, p);
 	slot = rt_inline_slot_of(p->ia, th->tid);
 	/* a slot lent by a vfork parent goes back to it, never free */
 	if (p->ia_borrowed && slot == p->lent_slot)
@@ -139,8 +162,10 @@ static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 
 static void drain_process(struct rt_tracer *tr, struct rt_process *p)
 {
-	if (p && p->ia)
-		rt_inline_drain_all(p->ia, emit_drained, tr);
+	if (!p || !p->ia)
+		return;
+	adopt_claims(tr, p);
+	rt_inline_drain_all(p->ia, emit_drained, tr);
 }
 
 static void drain_all(struct rt_tracer *tr)
@@ -371,22 +396,28 @@ static void check_shared_tp(struct rt_tracer *tr, struct rt_thread *c)
 }
 
 /* Attached, a stopped thread gets its ring now rather than at its first
- * event, whose stop would be at one of rtrace's breakpoints: a thread
- * stopped there dies with rtrace, if rtrace is killed.  Not when rtrace
- * launched the program: there, a thread's first event stops it instead,
- * and names it with its stack. */
+ * event, and a thread with none (the table was full, its thread pointer
+ * changed, rtrace was killed) claims one itself: a thread stopped at one
+ * of rtrace's breakpoints would be harmed if rtrace were killed.  Not
+ * when rtrace launched the program: there, a thread's first event stops
+ * it instead, and names it with its stack. */
 static void give_ring(struct rt_tracer *tr, struct rt_thread *th)
 {
 	struct rt_process *p = th->proc;
+	bool claims;
 	uint64_t tp;
 
 	if (tr->cfg.exitkill || !p || !p->ia || !p->mem ||
-	    rt_inline_slot_of(p->ia, th->tid) >= 0 ||
-	    rt_tracee_getregs(th->tid, &th->regs) ||
+	    rt_inline_slot_of(p->ia, th->tid) >= 0)
+		return;
+	claims = rt_inline_claims(p->ia, th->tid);
+	if (rt_tracee_getregs(th->tid, &th->regs) ||
 	    rt_mem_read(p->mem, rt_arch_thread_pointer(&th->regs), &tp,
 			sizeof(tp)) || !tp)
-		return;
-	if (rt_inline_register(p->ia, th->tid, tp) >= 0)
+		tp = 0;
+	/* what its events cost it, for the analysis to take out: said now
+	 * also for a ring it may claim, whose events come later */
+	if ((tp && rt_inline_register(p->ia, th->tid, tp) >= 0) || claims)
 		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,
 			      0, rt_inline_event_cost(), now_ns());
 }

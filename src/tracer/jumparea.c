@@ -40,11 +40,18 @@
 /* The shortest baseline the counter's rate is taken over. */
 #define RATE_MIN_NS 2000000ULL
 
-/* A slot the thread that held it left: lookups go past it. */
+/* A slot the thread that held it left: lookups go past it, a claim may
+ * take it. */
 #define TP_LEFT 1
-/* A slot whose thread pointer turned out shared: lookups go past it, and
- * it stays taken until its thread's next stop frees it. */
-#define TP_SHARED 2
+/* The marker of a shared thread pointer: the lookup of @tp stops there,
+ * and its threads at the recorder's miss, where rtrace records for them. */
+#define TP_MARKER(tp) ((tp) | 1)
+/* What a slot's thread pointer says. */
+#define TP_FREE(tp) ((tp) <= TP_LEFT)
+#define IS_MARKER(tp) (((tp) & 1) && (tp) != TP_LEFT)
+/* rtrace's name for a slot claimed by a thread it does not know: drained
+ * into nothing, never freed. */
+#define NOBODY (-1)
 
 /* Thread pointers two threads share, at most: past it, sharing is
  * refused by a full table and events go the same way, by stops. */
@@ -68,7 +75,11 @@ struct rt_inline_area {
 	size_t size;                  /* of the whole area */
 	struct rt_ringwake *wake;     /* NULL: full rings stop their thread */
 	uint64_t lost_seen;           /* of the control words' lost count */
-	uint64_t unrecorded;          /* events lost while recording was off */
+	uint64_t noslot_seen;         /* of their count of slotless events */
+	uint64_t unrecorded;          /* events lost while recording was off,
+				       * or by threads that found no slot */
+	bool claims;                  /* threads claim slots themselves */
+	unsigned unmarked;            /* shared[] entries with no marker */
 };
 
 /* Who rtrace's waiters interrupt, and with what (rt_inline_wake_by()). */
@@ -287,6 +298,8 @@ static int write_data_block(struct rt_inline_area *a, struct rt_mem *mem)
 			    sizeof(data));
 }
 
+static void preset_rings(struct rt_inline_area *a);
+
 /* The smallest ring worth making: below it, breakpoints. */
 #define RING_MIN 1024
 
@@ -411,6 +424,7 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	err = map_here(pid, fd, a->size, &a->map);
 	remote(tid, mem, SYS_close, fd, 0, 0, 0, 0, &res, deferred_sig);
 	if (!err) {
+		preset_rings(a);
 		start_waiting(a, tid);
 		err = write_data_block(a, mem);
 	}
@@ -459,6 +473,15 @@ static size_t ring_offset(const struct rt_inline_area *a, int slot)
 	return RT_IA_RINGS + (size_t)slot * a->cap * RT_IA_EVENT;
 }
 
+/* Each slot's ring is where it always is: a thread that claims a slot
+ * finds it ready, its head and tail equal (a freed slot was emptied). */
+static void preset_rings(struct rt_inline_area *a)
+{
+	for (int i = 0; i < RT_IA_SLOTS; i++)
+		*slot_field(a, i, RT_IA_SLOT_RING) =
+			a->base + ring_offset(a, i);
+}
+
 enum rt_inline_bell rt_inline_bell(const struct rt_inline_area *a,
 				   rt_raddr site)
 {
@@ -486,32 +509,85 @@ static bool tp_shared(const struct rt_inline_area *a, uint64_t tp)
 	return false;
 }
 
-int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
+/* Takes a free slot of @tp's window for @value: the slot, or -1.  A
+ * thread of the program may be claiming the same slot (RT_IA_CTL_CLAIM):
+ * whoever exchanges first has it. */
+static int take_slot(struct rt_inline_area *a, uint64_t tp, uint64_t value)
 {
 	unsigned h = slot_hash(tp);
-
-	if (tp_shared(a, tp) || a->nshared == SHARED_TPS)
-		return -EBUSY;
 
 	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
 		int slot = (int)((h + i) & (RT_IA_SLOTS - 1));
 		uint64_t *p_tp = slot_field(a, slot, RT_IA_SLOT_TP);
+		uint64_t seen = __atomic_load_n(p_tp, __ATOMIC_ACQUIRE);
 
-		if (*p_tp != 0 && *p_tp != TP_LEFT)
-			continue;
-		*slot_field(a, slot, RT_IA_SLOT_IDS) =
-			(uint32_t)tid | (uint64_t)a->pid << 32;
-		*slot_field(a, slot, RT_IA_SLOT_HEAD) = 0;
-		*slot_field(a, slot, RT_IA_SLOT_TAIL) = 0;
-		*slot_field(a, slot, RT_IA_SLOT_RING) =
-			a->base + ring_offset(a, slot);
-		a->tids[slot] = tid;
-		a->warned[slot] = false;
-		/* the thread pointer last: it makes the slot live */
-		__atomic_store_n(p_tp, tp, __ATOMIC_RELEASE);
-		return slot;
+		if (TP_FREE(seen) &&
+		    __atomic_compare_exchange_n(p_tp, &seen, value, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return slot;
 	}
-	return -ENOSPC;
+	return -1;
+}
+
+int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
+{
+	int slot;
+
+	if (tp_shared(a, tp) || a->nshared == SHARED_TPS)
+		return -EBUSY;
+	/* the thread is stopped: nothing writes its slot's ring meanwhile */
+	slot = take_slot(a, tp, tp);
+	if (slot < 0)
+		return -ENOSPC;
+	*slot_field(a, slot, RT_IA_SLOT_IDS) =
+		(uint32_t)tid | (uint64_t)a->pid << 32;
+	a->tids[slot] = tid;
+	a->warned[slot] = false;
+	return slot;
+}
+
+static bool has_marker(const struct rt_inline_area *a, uint64_t tp)
+{
+	unsigned h = slot_hash(tp);
+
+	for (unsigned i = 0; i < RT_IA_PROBES; i++)
+		if (*slot_field(a, (int)((h + i) & (RT_IA_SLOTS - 1)),
+				RT_IA_SLOT_TP) == TP_MARKER(tp))
+			return true;
+	return false;
+}
+
+/* A shared thread pointer with no slot yet gets its marker in the first
+ * free slot of its window, before one of its threads claims that slot
+ * for itself: when one frees, as soon as it does. */
+static void place_markers(struct rt_inline_area *a)
+{
+	for (unsigned i = 0; i < a->nshared && a->unmarked; i++)
+		if (!has_marker(a, a->shared[i]) &&
+		    take_slot(a, a->shared[i], TP_MARKER(a->shared[i])) >= 0)
+			a->unmarked--;
+}
+
+bool rt_inline_claims(struct rt_inline_area *a, pid_t tid)
+{
+	uint64_t args[6] = { 0 };
+	int mode;
+
+	if (a->claims)
+		return true;
+	/* the recorder asks the kernel for its thread id: a filter that
+	 * would refuse it, or kill, leaves the stops */
+	mode = rt_seccomp_mode(tid);
+	if (mode != 0 &&
+	    (mode != 2 ||
+	     rt_seccomp_check(tid, SYS_gettid, args,
+			      a->recorder + rt_arch_recorder()->syscall) !=
+		     RT_SECCOMP_RUNS))
+		return false;
+	a->claims = true;
+	__atomic_store_n(ctl_word(a, RT_IA_CTL_CLAIM), 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid)
@@ -541,19 +617,30 @@ void rt_inline_give_back(struct rt_inline_area *a, int slot, pid_t borrower,
 void rt_inline_share(struct rt_inline_area *a, uint64_t tp,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
-	if (tp_shared(a, tp) || a->nshared == SHARED_TPS)
+	unsigned h = slot_hash(tp);
+	bool marked = false;
+
+	if (TP_FREE(tp) || (tp & 1) || tp_shared(a, tp) ||
+	    a->nshared == SHARED_TPS)
 		return;
 	a->shared[a->nshared++] = tp;
-	for (int i = 0; i < RT_IA_SLOTS; i++) {
-		uint64_t *p_tp = slot_field(a, i, RT_IA_SLOT_TP);
+	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
+		int slot = (int)((h + i) & (RT_IA_SLOTS - 1));
+		uint64_t *p_tp = slot_field(a, slot, RT_IA_SLOT_TP);
 
-		if (!a->tids[i] || *p_tp != tp)
+		if (__atomic_load_n(p_tp, __ATOMIC_ACQUIRE) != tp)
 			continue;
 		/* its owner may be running, even writing an event now: the
-		 * slot stays its own, found by no lookup, until it stops at
-		 * the miss that follows and is drained and freed there */
-		__atomic_store_n(p_tp, TP_SHARED, __ATOMIC_RELEASE);
-		rt_inline_drain(a, i, false, emit, ctx);
+		 * slot becomes the marker, still its owner's to drain until
+		 * the owner's next stop, at the miss that follows */
+		__atomic_store_n(p_tp, TP_MARKER(tp), __ATOMIC_RELEASE);
+		if (a->tids[slot])
+			rt_inline_drain(a, slot, false, emit, ctx);
+		marked = true;
+	}
+	if (!marked) {
+		a->unmarked++;
+		place_markers(a);
 	}
 }
 
@@ -633,6 +720,39 @@ static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
 			"tracing goes on", a->pid, a->tids[slot], what);
 }
 
+void rt_inline_adopt(struct rt_inline_area *a, rt_inline_owner_fn *owner,
+		     void *ctx)
+{
+	if (!a->claims)
+		return;
+	for (int i = 0; i < RT_IA_SLOTS; i++) {
+		uint64_t tp, ids;
+		pid_t tid;
+
+		if (a->tids[i])
+			continue;
+		tp = __atomic_load_n(slot_field(a, i, RT_IA_SLOT_TP),
+				     __ATOMIC_ACQUIRE);
+		/* a claim writes the thread pointer, then the id */
+		ids = __atomic_load_n(slot_field(a, i, RT_IA_SLOT_IDS),
+				      __ATOMIC_ACQUIRE);
+		if (TP_FREE(tp) || (tp & 1) || !ids)
+			continue;
+		tid = (pid_t)(uint32_t)ids;
+		if (ids >> 32 || tid <= 0 || rt_inline_slot_of(a, tid) >= 0 ||
+		    !owner(ctx, tid)) {
+			/* not a thread of the process rtrace knows, or one
+			 * with a slot already (its thread pointer changed):
+			 * its events cannot be put in its order */
+			a->tids[i] = NOBODY;
+			slot_damaged(a, i, "thread id", 0);
+			continue;
+		}
+		a->tids[i] = tid;
+		a->warned[i] = false;
+	}
+}
+
 static uint32_t *slot_word(const struct rt_inline_area *a, int slot,
 			   size_t off)
 {
@@ -671,6 +791,24 @@ static void recording_back_on(struct rt_inline_area *a)
 		__atomic_store_n(off, 0, __ATOMIC_RELEASE);
 }
 
+/* Events of threads that found no slot to claim: said at the first, the
+ * total at the end (rt_inline_unrecorded()). */
+static void take_noslot(struct rt_inline_area *a)
+{
+	uint64_t n = __atomic_load_n(
+		(uint64_t *)ctl_word(a, RT_IA_CTL_NOSLOT), __ATOMIC_ACQUIRE);
+
+	if (n == a->noslot_seen)
+		return;
+	if (!a->noslot_seen)
+		pr_warn("process %d: more threads record at once than its "
+			"event area has slots for (%d): the events of those "
+			"without one are not recorded, only counted",
+			a->pid, RT_IA_SLOTS);
+	a->unrecorded += n - a->noslot_seen;
+	a->noslot_seen = n;
+}
+
 /* Events converted before they go to the emitter in one call, which
  * then looks their thread up once for them all. */
 #define DRAIN_BATCH 256
@@ -706,6 +844,23 @@ static uint64_t drain_ring(struct rt_inline_area *a, int slot, uint64_t from,
 	return bad;
 }
 
+/* The thread of @slot ended, or looks for another: the slot is free for
+ * any thread (a claim takes the thread pointer once the id is cleared),
+ * but a marker, which stays. */
+static void free_slot(struct rt_inline_area *a, int slot)
+{
+	uint64_t *p_tp = slot_field(a, slot, RT_IA_SLOT_TP);
+
+	a->tids[slot] = 0;
+	if (IS_MARKER(*p_tp))
+		return;
+	__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_IDS), 0,
+			 __ATOMIC_RELEASE);
+	__atomic_store_n(p_tp, TP_LEFT, __ATOMIC_RELEASE);
+	if (a->unmarked)
+		place_markers(a);
+}
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
@@ -721,6 +876,10 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		slot_damaged(a, slot, "counters", 0);
 		from = head;
 	}
+	if (a->tids[slot] == NOBODY) {
+		a->dropped += head - from;
+		from = head;
+	}
 	if (head != from) {
 		if (clock0.tsc)
 			rate = clock_rate();
@@ -732,17 +891,15 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	*slot_word(a, slot, RT_IA_SLOT_NUDGE) = 0;
 	__atomic_store_n(tail, head, __ATOMIC_SEQ_CST);
 	wake_sleeper(a, slot);
-	if (release) {
-		a->tids[slot] = 0;
-		__atomic_store_n(slot_field(a, slot, RT_IA_SLOT_TP), TP_LEFT,
-				 __ATOMIC_RELEASE);
-	}
+	if (release)
+		free_slot(a, slot);
 }
 
 void rt_inline_drain_all(struct rt_inline_area *a, rt_inline_emit_fn *emit,
 			 void *ctx)
 {
 	recording_back_on(a);
+	take_noslot(a);
 	for (int i = 0; i < RT_IA_SLOTS; i++)
 		if (a->tids[i])
 			rt_inline_drain(a, i, false, emit, ctx);

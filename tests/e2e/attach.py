@@ -40,15 +40,22 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
             turns recording off and puts breakpoints back)
   churn     the same while the program starts and ends threads (`spawn`,
             40,000 threads, 8 at a time): a thread born after rtrace died
-            has no recording slot, and its first event meets the
-            recorder's breakpoint before the guardian turns recording off;
-            the SIGTRAP guard (trapguard.h) takes it there, and the program
-            ends as natively with the counts of every call
+            has no recording slot: it claims one itself, with no stop
+            (only rtrace gives one at a stop, and only when it launched the
+            program), so the program ends as natively with the counts of
+            every call; the same with a SIGILL handler of the program's own,
+            where no trap guard (trapguard.h) could take a thread that met
+            a breakpoint
   cycles    attach, trace 0.2 s and detach, 15 times, while the program
             starts and ends threads (`spawn`): every attach succeeds (a
             thread made by one rtrace had seized is rtrace's already, one
             that ends while rtrace waits for it is let go), and the program
             ends as natively with the counts of every call
+  crowd     300 workers, more than the event area has slots, in a batch
+            while attached: the program ends as natively; rtrace says some
+            threads had no slot and how many events were not recorded; the
+            report's work calls are at most those of 256 workers, and the
+            calls missing at most the events lost
   silent    rtrace is stopped (SIGSTOP) while the workers are in a long
             batch: their rings fill, they wait 3 s for it, then go on
             without recording; the batch completes while rtrace is still
@@ -58,6 +65,7 @@ Each check prints OK or NG; the exit status is 0 only when none is NG.
 """
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -241,14 +249,14 @@ KILL_BATCH = 3000000
 CHURN = 40000
 
 
-def kill_runs(args, exe, tag, tmp, what, order, runs):
+def kill_runs(args, exe, tag, tmp, what, order, runs, prog_args=None):
     """Each run: a fresh program, rtrace attached to it, then the program
     told to @order, and rtrace killed at a random moment of it; the
     program must then end as natively.  Returns what went wrong."""
     died = []
     rng = random.Random(1234)
     for _ in range(runs):
-        prog = Program(exe)
+        prog = Program(exe, args=prog_args)
         rt = subprocess.Popen([args.rtrace, "record", "-o",
                                os.path.join(tmp, "killed.rtrace"), "-p",
                                str(prog.pid), "-f", "attachee::*"],
@@ -285,16 +293,20 @@ def test_killed(args, exe, tag, tmp, runs=20):
         "times" % (runs - len(died), runs), not died, "; ".join(died[:3]))
 
 
-def test_churn_killed(args, exe, tag, tmp, runs):
-    """rtrace killed while the program starts and ends threads."""
+def test_churn_killed(args, exe, tag, tmp, runs, sigill=False):
+    """rtrace killed while the program starts and ends threads; with
+    @sigill, a program with a SIGILL handler of its own, where no trap
+    guard stands in for rtrace: no new thread may meet a breakpoint."""
     calls = CHURN * 100
     died = kill_runs(args, exe, tag, tmp,
                      ("spawned %d" % CHURN,
                       "leaf %d work %d\neintr 0\n" % (calls, calls)),
-                     "spawn %d" % CHURN, runs)
-    row(tag + "churn: the program starting threads lives through rtrace's "
-        "kill -9, %d of %d times" % (runs - len(died), runs), not died,
-        "; ".join(died[:3]))
+                     "spawn %d" % CHURN, runs,
+                     [str(THREADS), "sigill"] if sigill else None)
+    row(tag + "churn%s: the program starting threads lives through "
+        "rtrace's kill -9, %d of %d times" %
+        (" (its own SIGILL handler)" if sigill else "", runs - len(died),
+         runs), not died, "; ".join(died[:3]))
 
 
 def test_churn_cycles(args, exe, tag, tmp, cycles=15, spawn=120000):
@@ -320,6 +332,42 @@ def test_churn_cycles(args, exe, tag, tmp, cycles=15, spawn=120000):
         done == "spawned %d" % spawn and st == 0 and
         out == "leaf %d work %d\neintr 0\n" % (calls, calls),
         "%s, exit %d, %r" % (done, st, out))
+
+
+CROWD = 300   # workers: more than the event area's 256 slots
+CROWD_BATCH = 1000
+
+
+def test_crowd(args, exe, tag, tmp):
+    """More threads recording at once than there are slots: those with
+    none lose their events, counted and said, and never stop."""
+    tag += "crowd: "
+    prog = Program(exe, args=[str(CROWD)])
+    log = os.path.join(tmp, "crowd.rtrace")
+    rt = subprocess.Popen([args.rtrace, "record", "-o", log, "-p", str(prog.pid),
+                           "-f", "attachee::*"], stderr=subprocess.PIPE, text=True)
+    attached = wait_attached(rt) is not None
+    done = prog.ask("run %d" % CROWD_BATCH)
+    rt.send_signal(signal.SIGINT)
+    rc = rt.wait(timeout=120)
+    err = rt.stderr.read()
+    st, out = prog.finish()
+    truth = CROWD * CROWD_BATCH
+    row(tag + "the program ends as natively",
+        attached and done == "batch done %d" % truth and st == 0 and
+        out == "leaf %d work %d\neintr 0\n" % (truth, truth), "%s, exit %d, %r" % (done, st, out))
+    lost = re.search(r"rtrace: ([\d,]+) events were not recorded", err)
+    lost = int(lost.group(1).replace(",", "")) if lost else 0
+    row(tag + "rtrace says the area had no slot for some and how many events were lost",
+        rc == 0 and "more threads record at once than its event area has slots" in err
+        and lost > 0, "exit %d, %r" % (rc, err[-400:]))
+    rep = driver.report_json(args.rtrace, log)
+    work = calls(rep, "attachee::work") if rep else -1
+    # 44 workers at the least had no slot all along; each call whose entry
+    # was lost is one event of the lost ones at the least
+    row(tag + "work calls: those of the workers with a slot, the rest lost",
+        0 < work <= truth - (CROWD - 256) * CROWD_BATCH and truth - work <= lost,
+        "%d of %d, %d events lost" % (work, truth, lost))
 
 
 def test_silent(args, exe, tag, tmp):
@@ -427,8 +475,12 @@ def main():
                 test_hotpatch(args, driver.fixture(args, "hotpatch", opt), "O%s " % opt, tmp, engine)
             test_killed(args, exe, "O%s " % opt, tmp, runs=20 if opt == "3" else 5)
             test_churn_killed(args, exe, "O%s " % opt, tmp, runs=6 if opt == "3" else 3)
+            if opt == "3":
+                test_churn_killed(args, exe, "O%s " % opt, tmp, runs=6, sigill=True)
             test_churn_cycles(args, exe, "O%s " % opt, tmp)
             test_silent(args, exe, "O%s " % opt, tmp)
+            if opt == "3":
+                test_crowd(args, exe, "O%s " % opt, tmp)
         test_errors(args, driver.fixture(args, "attachee", "0"), tmp)
     return driver.finish()
 

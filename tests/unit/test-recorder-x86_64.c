@@ -5,16 +5,21 @@
  * was, the event written with what the registers and the stack said at
  * the call, the thread's slot found past other threads' slots, the bell
  * rung once at half full, events only counted while recording is off,
- * and the kernel's clock read when the counter is not usable.
+ * a slot claimed by the thread itself, and the kernel's clock read when
+ * the counter is not usable.
  *
  * Expected values come from the calling side: the registers loaded
  * before the call, the stack pointer at it, clock_gettime around it.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "rtrace/arch.h"
 #include "rtrace/arch-jump.h"
@@ -300,6 +305,135 @@ TEST_CASE(half_full_rings_once)
 	TEST_TRUE(call_kept(&g, RT_REC_EXIT, 11, out));
 	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_BELL) & 0xffffffff, 1);
 	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_HEAD), CAP / 2 + 2);
+	rig_free(&g);
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Claims on: with no slot of its own the thread takes the first free one
+ * of its window (one left by another thread counts as free), says who it
+ * is there, and writes its event; the next event finds the slot by the
+ * lookup alone. */
+TEST_CASE(claims_a_free_slot)
+{
+	uint64_t out[NREGS + 1], f[4];
+	uint64_t tid = (uint64_t)syscall(SYS_gettid);
+	unsigned h;
+	struct rig g;
+
+	TEST_TRUE(rig_make(&g, RT_CLOCK_TSC, UINT64_MAX));
+	put_u32(g.ctl + RT_IA_CTL_CLAIM, 1);
+	h = first_slot(g.tp);
+	put_u64(slot_at(&g, h) + RT_IA_SLOT_TP, g.tp + 4096);
+	put_u64(slot_at(&g, h + 1) + RT_IA_SLOT_TP, 1);
+	TEST_TRUE(call_kept(&g, RT_REC_ENTRY, 13, out));
+	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_TP), g.tp + 4096);
+	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_HEAD), 0);
+	TEST_EQ(get_u64(slot_at(&g, h + 1) + RT_IA_SLOT_TP), g.tp);
+	TEST_EQ(get_u64(slot_at(&g, h + 1) + RT_IA_SLOT_IDS), tid);
+	TEST_EQ(get_u64(slot_at(&g, h + 1) + RT_IA_SLOT_HEAD), 1);
+	TEST_TRUE(call_kept(&g, RT_REC_EXIT, 14, out));
+	TEST_EQ(get_u64(slot_at(&g, h + 1) + RT_IA_SLOT_HEAD), 2);
+	TEST_EQ(get_u64(slot_at(&g, h + 2) + RT_IA_SLOT_TP), 0);
+	event(&g, h + 1, 1, f);
+	TEST_EQ(f[1], out[SP_AT]);
+	TEST_EQ(f[3], WORD);
+	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_NOSLOT), 0);
+	rig_free(&g);
+}
+
+/* Every slot of the window another thread's: the event is counted as
+ * not recorded, and no slot changes (no breakpoint is reached). */
+TEST_CASE(claim_finds_no_slot)
+{
+	uint64_t out[NREGS + 1];
+	unsigned h;
+	struct rig g;
+
+	TEST_TRUE(rig_make(&g, RT_CLOCK_TSC, UINT64_MAX));
+	put_u32(g.ctl + RT_IA_CTL_CLAIM, 1);
+	h = first_slot(g.tp);
+	for (unsigned i = 0; i < RT_IA_PROBES; i++)
+		put_u64(slot_at(&g, h + i) + RT_IA_SLOT_TP,
+			g.tp + 4096 * (i + 1));
+	TEST_TRUE(call_kept(&g, RT_REC_ENTRY, 15, out));
+	TEST_TRUE(call_kept(&g, RT_REC_EXIT, 16, out));
+	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_NOSLOT), 2);
+	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_LOST), 0);
+	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
+		TEST_EQ(get_u64(slot_at(&g, h + i) + RT_IA_SLOT_TP),
+			g.tp + 4096 * (i + 1));
+		TEST_EQ(get_u64(slot_at(&g, h + i) + RT_IA_SLOT_HEAD), 0);
+	}
+	TEST_EQ(get_u64(slot_at(&g, h + RT_IA_PROBES) + RT_IA_SLOT_TP), 0);
+	rig_free(&g);
+}
+
+/* The recorder's miss, met: where it was, and the thread moved past the
+ * write, as rtrace does when it records the event itself. */
+static struct {
+	uintptr_t done;
+	volatile uintptr_t at;
+} miss;
+
+static void on_ill(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+
+	(void)sig;
+	(void)si;
+	miss.at = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)miss.done;
+}
+
+/* Calls the entry once with claims on or off; where it met the miss, or
+ * 0. */
+static uintptr_t call_to_miss(struct rig *g, bool claims, uint64_t seed)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	struct sigaction sa = { .sa_sigaction = on_ill,
+				.sa_flags = SA_SIGINFO }, old;
+	uint64_t out[NREGS + 1];
+	bool kept;
+
+	put_u32(g->ctl + RT_IA_CTL_CLAIM, claims);
+	miss.done = (uintptr_t)g->code + rec->done;
+	miss.at = 0;
+	sigaction(SIGILL, &sa, &old);
+	kept = call_kept(g, RT_REC_ENTRY, seed, out);
+	sigaction(SIGILL, &old, NULL);
+	return kept ? miss.at : 1;
+}
+
+/* Claims off, the miss is a stop for rtrace; a marker of this thread
+ * pointer (shared by two threads) past a left slot sends the thread
+ * there too with claims on, though a slot is free, and with recording
+ * off only counts the event. */
+TEST_CASE(miss_and_shared_marker)
+{
+	const struct rt_recorder *rec = rt_arch_recorder();
+	uint64_t out[NREGS + 1];
+	unsigned h;
+	struct rig g;
+
+	TEST_TRUE(rig_make(&g, RT_CLOCK_TSC, UINT64_MAX));
+	h = first_slot(g.tp);
+	TEST_EQ(call_to_miss(&g, false, 17), (uintptr_t)g.code + rec->bell_miss);
+	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_TP), 0);
+	put_u64(slot_at(&g, h) + RT_IA_SLOT_TP, 1);
+	put_u64(slot_at(&g, h + 1) + RT_IA_SLOT_TP, g.tp | 1);
+	TEST_EQ(call_to_miss(&g, true, 18), (uintptr_t)g.code + rec->bell_miss);
+	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_TP), 1);
+	TEST_EQ(get_u64(slot_at(&g, h + 1) + RT_IA_SLOT_TP), g.tp | 1);
+	TEST_EQ(get_u64(slot_at(&g, h + 2) + RT_IA_SLOT_TP), 0);
+	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_NOSLOT), 0);
+	put_u32(g.ctl + RT_IA_CTL_OFF, RT_OFF_GONE);
+	TEST_TRUE(call_kept(&g, RT_REC_ENTRY, 19, out));
+	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_LOST), 1);
+	TEST_EQ(get_u64(slot_at(&g, h + 2) + RT_IA_SLOT_TP), 0);
 	rig_free(&g);
 }
 
