@@ -208,7 +208,8 @@ CHECKS OF A NORMAL CASE, for each build (O0, O3, O0-v0, O3-v0)
                    paths with n == 0; no TCOUNT, TIME or NATIVE checks
   TIMED <path>     the sum of "timed_calls" over the same functions
                    equals n exactly, and their smallest "min_ns" is at
-                   least ns less time_tolerance (what the tracer's cost
+                   least ns less time_tolerance (trap_time_tolerance
+                   under --engine trap: what the tracer's cost
                    taken out may be off by; SKIP when the machine is
                    busy, as TIME); not with --count or --coverage (no
                    times)
@@ -1221,7 +1222,7 @@ def check_inlined(cx, report, paths, tag):
 
 def check_timed(cx, report, exp, tag):
     """TIMED lines: how many calls have a time, and a floor under each."""
-    floor = 1 - cx.case["time_tolerance"]
+    floor = 1 - time_tolerance(cx)
     for path, n, least in exp.timed:
         fns = select(report, path, False)
         got = calls_of(fns, "timed_calls")
