@@ -271,11 +271,20 @@ rt_x64_rec_miss:
 .Lnoslot:
 	mov .Ldata + RT_RD_CTL(%rip), %rdx
 	lock incq RT_IA_CTL_NOSLOT(%rdx)
-	jmp rt_x64_rec_done
+	jmp .Lcount_fn
 
-/* Recording is off: the event is only counted. */
+/* Recording is off: the event is only counted, for the process and,
+ * when its id has a counter, for its function (%edi: the id). */
 .Ldrop:
 	lock incq RT_IA_CTL_LOST(%rdx)
+.Lcount_fn:
+	mov %edi, %edx
+	sub .Ldata + RT_RD_LOST_BASE(%rip), %rdx
+	cmp $RT_IA_LOSTFN_IDS, %rdx
+	jae rt_x64_rec_done
+	shl $3, %rdx
+	add .Ldata + RT_RD_LOSTFN(%rip), %rdx
+	lock incq (%rdx)
 	jmp rt_x64_rec_done
 
 .Lfull:

@@ -119,6 +119,8 @@ struct rt_log_func {
 	uint32_t inlined_packed; /* probed instances whose code is
 				  * vectorised: each entry counted may be
 				  * several calls */
+	uint64_t lost;           /* the reader's: its events not recorded,
+				  * from the LOST blocks read so far */
 };
 
 enum rt_func_flags {
@@ -200,6 +202,32 @@ struct rt_log_end {
 enum rt_log_end_flags {
 	RT_END_SPACE = 1 << 0,   /* recording stopped early: the disk guard
 				  * found too little space left */
+	RT_END_FSIZE = 1 << 1,   /* recording stopped early: the log came
+				  * near rtrace's file size limit */
+};
+
+/* Why events were not recorded (a LOST block's reasons). */
+enum rt_loss_reason {
+	RT_LOSS_SILENT = 1 << 0,  /* rtrace did not answer for seconds
+				   * (stopped, or too slow): the program
+				   * turned recording off until it did */
+	RT_LOSS_NOSLOT = 1 << 1,  /* more threads recorded at once than the
+				   * event area has slots for */
+};
+
+/* Events of one function not recorded, in a LOST block. */
+struct rt_log_lost_fn {
+	uint32_t id;
+	uint64_t events;
+};
+
+/* Everything the LOST blocks of a log said, added up. */
+struct rt_log_losses {
+	uint64_t events;          /* events not recorded */
+	uint64_t unattributed;    /* of which no function is known: any
+				   * function's count may be low */
+	uint32_t reasons;         /* enum rt_loss_reason, or'ed */
+	uint32_t processes;       /* LOST blocks' processes, distinct */
 };
 
 /* The flight recorder's window: which events a log that keeps the last
@@ -251,6 +279,14 @@ int rt_evlog_write_thread(struct rt_evlog_writer *w, uint32_t tid,
 int rt_evlog_write_stack(struct rt_evlog_writer *w, uint32_t id,
 			 const struct rt_log_frame *f, size_t n);
 
+/* Records that process @pid did not record @events events since its last
+ * LOST block (@reasons: enum rt_loss_reason), @n of them attributed to
+ * functions in @f (the caller's).  Written as they are learnt, so that a
+ * log cut short still says them.  0 or -errno. */
+int rt_evlog_write_lost(struct rt_evlog_writer *w, uint32_t pid,
+			uint32_t reasons, uint64_t events,
+			const struct rt_log_lost_fn *f, size_t n);
+
 /* Records a process: its parent and executable. 0 or -errno. */
 int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
 			   uint32_t ppid, const char *exe);
@@ -282,11 +318,13 @@ uint64_t rt_evlog_size(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_nevents(const struct rt_evlog_writer *w);
 uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w);
 
-/* Whether the disk guard stopped recording events: the space left where
- * the log goes fell to its reserve (2 % of the file system, within 2 MiB
- * and 1 GiB).  It warns once; later events count as dropped, and the end
- * block carries RT_END_SPACE. */
-bool rt_evlog_space_cut(const struct rt_evlog_writer *w);
+/* Whether the disk guard stopped recording events, and why: RT_END_SPACE,
+ * the space left where the log goes fell to its reserve (2 % of the file
+ * system, within 2 MiB and 1 GiB), or RT_END_FSIZE, the log came near
+ * rtrace's file size limit (an eighth of it, 1 MiB at most, is kept for
+ * the end); 0 when it did not.  It warns once; later events count as
+ * dropped, and the end block carries the flag. */
+uint32_t rt_evlog_space_cut(const struct rt_evlog_writer *w);
 
 /* Called with every block the writer hands to the file, the file header
  * and session block first, whole blocks only (several at a time), before
@@ -410,6 +448,10 @@ const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
 /* The end block once the whole file was read, or NULL when the log stops
  * before it (rtrace was killed, or the disk filled up). */
 const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r);
+
+/* What the LOST blocks read so far said (each function's share is in its
+ * rt_log_func.lost), or NULL when none was met.  Owned by the reader. */
+const struct rt_log_losses *rt_evlog_losses(const struct rt_evlog_reader *r);
 
 /* The window record of a flight recorder's log (RT_LOG_WINDOW), found
  * when the log was opened; NULL for other logs, and for one cut short

@@ -9,6 +9,7 @@
  *   [0, RT_IA_CTL)            header (informational, for a human with gdb)
  *   [RT_IA_CTL, RT_IA_TABLE)  control words, shared by all threads
  *   [RT_IA_TABLE, +slots*64)  thread table, one 64-byte slot per thread
+ *   [RT_IA_LOSTFN, +ids*8)    events not recorded, per function id
  *   then the rings            one ring of RT_IA_CAP events per slot
  *
  * A slot belongs to one thread of the process, found by the thread
@@ -32,7 +33,12 @@
 
 #define RT_IA_TABLE 4096           /* offset of the thread table */
 #define RT_IA_SLOT_SIZE 64
-#define RT_IA_RINGS (RT_IA_TABLE + RT_IA_SLOTS * RT_IA_SLOT_SIZE)
+/* u64 counters of the events the recorder did not record, one per
+ * function id from the data block's RT_RD_LOST_BASE on; the ids past
+ * them count for the process only (RT_IA_CTL_LOST, RT_IA_CTL_NOSLOT) */
+#define RT_IA_LOSTFN (RT_IA_TABLE + RT_IA_SLOTS * RT_IA_SLOT_SIZE)
+#define RT_IA_LOSTFN_IDS 65536
+#define RT_IA_RINGS (RT_IA_LOSTFN + RT_IA_LOSTFN_IDS * 8)
 #define RT_IA_SIZE (RT_IA_RINGS + RT_IA_SLOTS * RT_IA_CAP * RT_IA_EVENT)
 
 /* Fields of a slot. */
@@ -79,7 +85,9 @@
 #define RT_RD_CLOCK 32             /* RT_CLOCK_* */
 #define RT_RD_CTL 40               /* the control words' address */
 #define RT_RD_HALF 48              /* RT_IA_CAP / 2, or ~0: no nudge */
-#define RT_RD_SIZE 56
+#define RT_RD_LOSTFN 56            /* the per-function counters' address */
+#define RT_RD_LOST_BASE 64         /* the function id of the first */
+#define RT_RD_SIZE 72
 
 #define RT_CLOCK_TSC 0             /* time stamp counter, converted later */
 #define RT_CLOCK_SYSCALL 1         /* clock_gettime(CLOCK_MONOTONIC) */

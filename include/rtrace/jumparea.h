@@ -34,13 +34,14 @@ typedef void rt_inline_emit_fn(void *ctx, pid_t tid, struct rt_event *ev,
 void rt_inline_wake_by(int sig);
 
 /* Creates the area of process @pid through its stopped thread @tid and
- * writes the data block of the recorder copied at @recorder.  Its rings
+ * writes the data block of the recorder copied at @recorder; events not
+ * recorded are counted per function from id @first_id on.  Its rings
  * are smaller when the process's address space is limited.  *out is the
  * caller's (rt_inline_free()).  0, or -errno (-E2BIG: no room under the
  * process's address-space limit): the process then keeps its
  * breakpoints. */
 int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
-		  rt_raddr recorder, int *deferred_sig,
+		  rt_raddr recorder, uint32_t first_id, int *deferred_sig,
 		  struct rt_inline_area **out);
 
 /* Forgets the area (the process's mapping stays; it ends with it).
@@ -152,5 +153,13 @@ uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged);
  * seconds (recording off until the next drain), or because they found no
  * slot to claim, as far as said. */
 uint64_t rt_inline_unrecorded(const struct rt_inline_area *a);
+
+/* The events not recorded since the last call that said any, for the
+ * log: how many (*events, 0 when none, or when the last call was under a
+ * second ago unless @now), why (*reasons, enum rt_loss_reason), and the
+ * functions' shares in *fns (the caller frees it), their number
+ * returned. */
+size_t rt_inline_losses(struct rt_inline_area *a, bool now, uint64_t *events,
+			uint32_t *reasons, struct rt_log_lost_fn **fns);
 
 #endif

@@ -6,7 +6,8 @@
  * calls are too short for the clock and the compensation to time (T), or
  * when it spent more of its own time blocked than running (B); and, in
  * every mode, when its count misses calls: some of its inlined instances
- * could not be probed (P) or run several calls at once (V).
+ * could not be probed (P) or run several calls at once (V), or some of
+ * its events were not recorded (L).
  * The percentages are of the run's duration, the one the header gives.
  * Every format shows the same marks and shares: text, CSV, JSON, HTML.
  */
@@ -33,8 +34,12 @@ enum rt_mark {
 	RT_MARK_VECTOR = 1 << 5,       /* V: some of its inlined instances
 					* are vectorised: an entry counted
 					* may be several calls */
+	RT_MARK_LOST = 1 << 6,         /* L: some of its events were not
+					* recorded (or some event of the
+					* run's that no function is known
+					* for): its count is a lower bound */
 };
-#define RT_MARKS 6                     /* how many kinds of mark */
+#define RT_MARKS 7                     /* how many kinds of mark */
 
 /* The run's duration in ns, from its start to its end (or its last event
  * when the log is cut short): what the percentages divide. */
@@ -43,8 +48,8 @@ uint64_t rt_report_run_ns(const struct rt_report *rep);
 /* @ns as a percentage of rt_report_run_ns() (0 when that is 0). */
 double rt_report_pct(const struct rt_report *rep, uint64_t ns);
 
-/* The marks (enum rt_mark) of row @r; only P and V in a report without
- * times. */
+/* The marks (enum rt_mark) of row @r; only P, V and L in a report
+ * without times. */
 unsigned rt_row_marks(const struct rt_report *rep,
 		      const struct rt_report_row *r);
 
@@ -57,8 +62,17 @@ bool rt_report_any_blocked(const struct rt_report *rep);
 const char *rt_marks_letters(unsigned marks, char *buf);
 
 /* The word of mark @i (0 to RT_MARKS - 1) for JSON: "compensated",
- * "stops", "short", "blocked", "partial", "vectorised"; static. */
+ * "stops", "short", "blocked", "partial", "vectorised", "lost"; static. */
 const char *rt_mark_word(unsigned i);
+
+/* Why events were not recorded, in words, for @reasons (enum
+ * rt_loss_reason); static. */
+const char *rt_loss_why(uint32_t reasons);
+
+/* "N events not recorded (why)" for the losses @l, into @buf; returns
+ * @buf, or NULL when @l is NULL (nothing was lost). */
+const char *rt_fmt_losses(char *buf, size_t len,
+			  const struct rt_log_losses *l);
 
 /* The legend: a line for each mark some row of @rep carries, and one
  * for the percentages, to @out. */

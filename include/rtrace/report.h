@@ -28,6 +28,8 @@ struct rt_report_row {
 	unsigned inlined_refused;  /* and those not probed: calls missed */
 	unsigned inlined_why;      /* enum rt_refusal most of those had */
 	unsigned inlined_packed;   /* probed ones that are vectorised */
+	uint64_t lost;             /* its events the program did not record
+				    * (rt_log_func.lost): a lower bound */
 	bool ambiguous;            /* --instances: another row has its name;
 				    * fn says where this one is */
 	struct rt_fstats st;
@@ -64,6 +66,8 @@ struct rt_report {
 	bool cut;                       /* the file ends inside a block */
 	const struct rt_log_window *window;  /* a flight recorder's, or
 					      * NULL */
+	const struct rt_log_losses *losses;  /* events not recorded, or
+					      * NULL: none said */
 	struct rt_analysis_summary sum;
 	enum rt_by by;                  /* never RT_BY_AUTO */
 	size_t nrows;                   /* after --limit */
@@ -102,10 +106,10 @@ void rt_report_add_stats(struct rt_fstats *into, const struct rt_fstats *st);
  * new: the list holds @name itself, which the caller keeps alive. */
 uint32_t rt_report_test_key(struct rt_report *rep, const char *name);
 
-/* Folds the inlined instances of row @r into @into: summed when @sum
- * (two functions of one name, each its own instances), else the larger
- * of each (one function in several logs).  The refusal kept is @into's
- * unless it has none. */
+/* Folds the inlined instances and the lost events of row @r into @into:
+ * summed when @sum (two functions of one name, each its own instances),
+ * else the larger of each (one function in several logs).  The refusal
+ * kept is @into's unless it has none. */
 void rt_report_add_inlined(struct rt_report_row *into,
 			   const struct rt_report_row *r, bool sum);
 

@@ -174,12 +174,19 @@ struct rt_report;
 uint64_t rt_expect_calls(const struct rt_report *rep, const char *glob,
 			 size_t *nfuncs);
 
+/* The events not recorded of the functions whose names match @glob (all
+ * the run's when some are no function's): 0 when their counts are
+ * exact, else they are lower bounds (mark L). */
+uint64_t rt_expect_lost(const struct rt_report *rep, const char *glob);
+
 /* Whether expectation @c (an RT_SC_EXPECT) holds for @got calls of
- * @nfuncs matching functions (or a counter's value @got).  When it does
- * not, *why is a new string the caller frees, such as "x::f was called 3
- * times (expected == 1)"; else NULL. */
+ * @nfuncs matching functions (or a counter's value @got), @lost of their
+ * events not recorded: then @got is a lower bound, and an expectation
+ * that the true count might break fails too, saying so.  When it does
+ * not hold, *why is a new string the caller frees, such as "x::f was
+ * called 3 times (expected == 1)"; else NULL. */
 bool rt_expect_holds(const struct rt_script_cmd *c, uint64_t got,
-		     size_t nfuncs, char **why);
+		     size_t nfuncs, uint64_t lost, char **why);
 
 /* ---- sessions (run.c) ----------------------------------------------------- */
 

@@ -23,6 +23,7 @@
 #include "rtrace/evlog.h"
 #include "rtrace/exit.h"
 #include "rtrace/log.h"
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 #include "rtrace/render.h"
 #include "rtrace/report.h"
@@ -39,6 +40,7 @@ struct side {
 struct pair {
 	const char *name;
 	const struct rt_fstats *old, *new;
+	bool old_low, new_low;    /* that run's count is a lower bound */
 };
 
 static const struct rt_fstats none;
@@ -103,6 +105,14 @@ static void close_side(struct side *s)
 	rt_evlog_reader_free(s->reader);
 }
 
+/* Whether @row's count is a lower bound in @rep (marks P, V, L). */
+static bool lower_bound(const struct rt_report *rep,
+			const struct rt_report_row *row)
+{
+	return rt_row_marks(rep, row) &
+	       (RT_MARK_PARTIAL | RT_MARK_VECTOR | RT_MARK_LOST);
+}
+
 /* The two sorted lists walked side by side. */
 static size_t join(const struct side *a, const struct side *b,
 		   struct pair **out)
@@ -116,8 +126,14 @@ static size_t join(const struct side *a, const struct side *b,
 			strcmp(a->rows[i]->name, b->rows[j]->name);
 
 		v[n].name = c <= 0 ? a->rows[i]->name : b->rows[j]->name;
-		v[n].old = c <= 0 ? &a->rows[i++]->st : NULL;
-		v[n].new = c >= 0 ? &b->rows[j++]->st : NULL;
+		if (c <= 0) {
+			v[n].old_low = lower_bound(a->rep, a->rows[i]);
+			v[n].old = &a->rows[i++]->st;
+		}
+		if (c >= 0) {
+			v[n].new_low = lower_bound(b->rep, b->rows[j]);
+			v[n].new = &b->rows[j++]->st;
+		}
 		n++;
 	}
 	*out = v;
@@ -200,6 +216,17 @@ static bool has_times(const struct rt_report *rep)
 static const char *status_of(const struct pair *p)
 {
 	return !p->old ? " (new)" : !p->new ? " (gone)" : "";
+}
+
+/* What the row says of counts that are lower bounds (marks P, V, L in
+ * the runs' reports). */
+static const char *bounds_of(const struct pair *p)
+{
+	if (p->old_low && p->new_low)
+		return " (both counts are lower bounds)";
+	if (p->old_low)
+		return " (the old count is a lower bound)";
+	return p->new_low ? " (the new count is a lower bound)" : "";
 }
 
 /* "+12.5%", "-100%", "new", or "" when both are zero. */
@@ -295,7 +322,7 @@ static void text_row(FILE *out, const struct pair *p, bool timed)
 	else
 		fprintf(out, "  %11s %11s %12s %8s  %11s %12s", "-", "-", "-",
 			"", "-", "-");
-	fprintf(out, "  %s%s\n", p->name, status_of(p));
+	fprintf(out, "  %s%s%s\n", p->name, status_of(p), bounds_of(p));
 }
 
 static void write_text(FILE *out, const struct side *a, const struct side *b,
@@ -329,13 +356,16 @@ static void json_side(FILE *out, const char *key, const struct side *s)
 }
 
 static void json_stats(FILE *out, const char *key,
-		       const struct rt_fstats *st)
+		       const struct rt_fstats *st, bool low)
 {
 	if (!st) {
 		fprintf(out, "\"%s\": null", key);
 		return;
 	}
 	fprintf(out, "\"%s\": {\"calls\": %" PRIu64 ", ", key, st->calls);
+	/* only when so, as a report's marks */
+	if (low)
+		fputs("\"lower_bound\": true, ", out);
 	if (known(st))
 		fprintf(out, "\"total_ns\": %" PRIu64 ", \"self_ns\": %" PRIu64
 			"}", st->total, st->self);
@@ -371,9 +401,9 @@ static void write_json(FILE *out, const struct side *a, const struct side *b,
 		rt_json_string(out, v[i].name);
 		fprintf(out, ", \"status\": \"%s\", ", !v[i].old ? "new" :
 			!v[i].new ? "gone" : "both");
-		json_stats(out, "old", v[i].old);
+		json_stats(out, "old", v[i].old, v[i].old_low);
 		fputs(", ", out);
-		json_stats(out, "new", v[i].new);
+		json_stats(out, "new", v[i].new, v[i].new_low);
 		json_change(out, &v[i]);
 	}
 	fputs(n ? "\n  ]\n}\n" : "]\n}\n", out);
@@ -391,7 +421,8 @@ static void csv_time(FILE *out, const struct rt_fstats *st, uint64_t ns)
 static void write_csv(FILE *out, const struct pair *v, size_t n)
 {
 	fputs("name,status,calls_old,calls_new,total_ns_old,total_ns_new,"
-	      "self_ns_old,self_ns_new\n", out);
+	      "self_ns_old,self_ns_new,lower_bound_old,lower_bound_new\n",
+	      out);
 	for (size_t i = 0; i < n; i++) {
 		const struct rt_fstats *x = or_none(v[i].old),
 				       *y = or_none(v[i].new);
@@ -403,7 +434,7 @@ static void write_csv(FILE *out, const struct pair *v, size_t n)
 		csv_time(out, v[i].new, y->total);
 		csv_time(out, v[i].old, x->self);
 		csv_time(out, v[i].new, y->self);
-		fputc('\n', out);
+		fprintf(out, ",%d,%d\n", v[i].old_low, v[i].new_low);
 	}
 }
 

@@ -991,7 +991,7 @@ static void print_window(const struct rt_log_window *win)
 
 static void print_summary(const struct rt_opts *o, const struct target *t,
 			  const struct run_result *res, uint64_t events,
-			  uint64_t dropped, bool space_cut,
+			  uint64_t dropped, uint32_t space_cut,
 			  const struct rt_log_window *win)
 {
 	char c[32], e[32];
@@ -1009,7 +1009,11 @@ static void print_summary(const struct rt_opts *o, const struct target *t,
 		o->log_path);
 	if (win)
 		print_window(win);
-	if (space_cut)
+	if (space_cut == RT_END_FSIZE)
+		fprintf(stderr, "rtrace: the log is cut at rtrace's file size "
+			"limit (ulimit -f; recording stopped early); its "
+			"report covers what was recorded\n");
+	else if (space_cut)
 		fprintf(stderr, "rtrace: the log is cut for space (disk "
 			"space ran low, recording stopped early); its report "
 			"covers what was recorded\n");
@@ -1120,7 +1124,7 @@ static void print_stats(const struct run_result *res, uint64_t events)
 }
 
 static int finish_log(struct rt_evlog_writer *w, const struct run_result *res,
-		      uint64_t *events, uint64_t *dropped, bool *space_cut,
+		      uint64_t *events, uint64_t *dropped, uint32_t *space_cut,
 		      struct rt_log_window *win)
 {
 	struct rt_log_end end = {
@@ -1158,7 +1162,7 @@ int rt_session_record(const struct rt_opts *o)
 	struct rt_stop_cost cost;
 	uint64_t events = 0, dropped = 0;
 	struct rt_log_window win = { 0 };
-	bool space_cut = false;
+	uint32_t space_cut = 0;
 	int code = prepare(&t, o);
 
 	rt_stopsig_reset();

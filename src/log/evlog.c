@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@ enum block_type {
 	BLK_PACKED = 8,		/* version 2: packed events */
 	BLK_PROFILE = 9,	/* the run's profile, opaque to this stage */
 	BLK_WINDOW = 10,	/* a flight recorder's window */
+	BLK_LOST = 11,		/* events a process did not record */
 };
 
 #define STR_NONE UINT32_MAX	/* string length that stands for NULL */
@@ -162,6 +164,8 @@ static const char *block_name(uint32_t type)
 		return "profile";
 	case BLK_WINDOW:
 		return "window";
+	case BLK_LOST:
+		return "lost events";
 	}
 	return "unknown";
 }
@@ -190,7 +194,9 @@ struct rt_evlog_writer {
 	uint32_t version;	/* of the format written */
 	size_t head;		/* file header bytes at buf, not yet written */
 	uint64_t reserve;	/* disk guard: bytes kept free; 0 = off */
+	uint64_t fsize;		/* rtrace's file size limit, or 0: none */
 	bool space_cut;		/* the guard stopped recording events */
+	bool fsize_cut;		/* because of the file size limit */
 	struct pk_state *pk;	/* version 2: the open block's codec */
 	uint64_t session_at;	/* file offsets of the session block's */
 	uint64_t cost_at;	/* payload and of its calibration */
@@ -295,10 +301,18 @@ static uint64_t events_within(const uint8_t *buf, size_t head, size_t len,
 #define RESERVE_MIN (2ull << 20)
 #define RESERVE_MAX (1ull << 30)
 
+/* Under a file size limit (ulimit -f) the log keeps an eighth of it, 1
+ * MiB at most, for the tables and the end after recording stops. */
+#define FSIZE_RESERVE_MAX (1ull << 20)
+
 static void guard_init(struct rt_evlog_writer *w)
 {
 	struct statvfs st;
+	struct rlimit lim;
 	uint64_t total;
+
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
+		w->fsize = lim.rlim_cur;
 
 	/* a file system that tells no size (a pipe, /dev/null) is not
 	 * guarded */
@@ -388,13 +402,29 @@ static int spool_staged_events(struct rt_evlog_writer *w)
 	return 0;
 }
 
+/* Whether @n more bytes would take the log into the part of its file
+ * size limit kept for the end: recording stops then, once. */
+static bool fsize_check(struct rt_evlog_writer *w, size_t n)
+{
+	uint64_t keep = MIN(w->fsize / 8, FSIZE_RESERVE_MAX);
+
+	if (!w->fsize || w->bytes + n + keep <= w->fsize)
+		return false;
+	w->space_cut = w->fsize_cut = true;
+	pr_warn("the log reached rtrace's file size limit (ulimit -f: %.1f "
+		"MiB): recording stops here, the program runs on",
+		w->fsize / 1048576.0);
+	drop_staged_events(w);
+	return true;
+}
+
 /* Before @n staged bytes go out: stops recording events, once, when they
  * would leave less than the reserve free. */
 static void guard_check(struct rt_evlog_writer *w, size_t n)
 {
 	uint64_t left;
 
-	if (!w->reserve || w->space_cut)
+	if (w->space_cut || fsize_check(w, n) || !w->reserve)
 		return;
 	left = space_left(w);
 	if (left >= w->reserve && left - w->reserve >= n)
@@ -761,6 +791,34 @@ int rt_evlog_write_process(struct rt_evlog_writer *w, uint32_t pid,
 	return write_id_name(w, BLK_PROCESS, pid, ppid, exe, 0);
 }
 
+/* A LOST block's fixed part, and each function's. */
+#define LOST_LEN 20
+#define LOST_FN_LEN 12
+/* Functions in one LOST block: the rest count for the process only. */
+#define LOST_FNS_MAX ((IO_BUF - BLOCK_HDR - LOST_LEN) / LOST_FN_LEN)
+
+int rt_evlog_write_lost(struct rt_evlog_writer *w, uint32_t pid,
+			uint32_t reasons, uint64_t events,
+			const struct rt_log_lost_fn *f, size_t n)
+{
+	uint8_t *p;
+
+	n = MIN(n, LOST_FNS_MAX);
+	p = block_begin(w, BLK_LOST, LOST_LEN + n * LOST_FN_LEN);
+	if (!p)
+		return w->err;
+	put_u32(p, pid);
+	put_u32(p + 4, reasons);
+	put_u64(p + 8, events);
+	put_u32(p + 16, (uint32_t)n);
+	p += LOST_LEN;
+	for (size_t i = 0; i < n; i++, p += LOST_FN_LEN) {
+		put_u32(p, f[i].id);
+		put_u64(p + 4, f[i].events);
+	}
+	return block_end(w);
+}
+
 /* Starts a new event block, writing the buffer first when it is full. */
 static bool open_events(struct rt_evlog_writer *w)
 {
@@ -867,9 +925,9 @@ uint64_t rt_evlog_ndropped(const struct rt_evlog_writer *w)
 	return w->dropped;
 }
 
-bool rt_evlog_space_cut(const struct rt_evlog_writer *w)
+uint32_t rt_evlog_space_cut(const struct rt_evlog_writer *w)
 {
-	return w->space_cut;
+	return w->fsize_cut ? RT_END_FSIZE : w->space_cut ? RT_END_SPACE : 0;
 }
 
 void rt_evlog_set_tap(struct rt_evlog_writer *w, rt_evlog_tap_fn fn,
@@ -1022,7 +1080,8 @@ static void write_end(struct rt_evlog_writer *w, const struct rt_log_end *e)
 	put_u64(p + 16, e->stops);
 	put_u64(p + 24, e->events);
 	put_u64(p + 32, e->dropped);
-	put_u32(p + 40, e->flags | (w->space_cut ? RT_END_SPACE : 0));
+	put_u32(p + 40, e->flags | (w->fsize_cut ? RT_END_FSIZE :
+				     w->space_cut ? RT_END_SPACE : 0));
 }
 
 int rt_evlog_close(struct rt_evlog_writer *w, const struct rt_log_end *end)
@@ -1189,7 +1248,9 @@ struct rt_evlog_reader {
 	struct rt_log_info info;
 	struct rt_log_end end;
 	struct rt_log_window window;
-	bool has_end, has_window, cut, done;
+	struct rt_log_losses losses;
+	uint32_t *lost_pids;	/* the processes of the LOST blocks */
+	bool has_end, has_window, has_losses, cut, done;
 	int err;		/* sticky until rewind */
 	struct rt_log_func **funcs;
 	struct rt_log_stack **stacks;	/* by id */
@@ -1475,6 +1536,7 @@ static void parse_func_row(struct rt_evlog_reader *r, struct cur *c)
 	row = (struct cur){ c->p, c->p + rowlen, NULL };
 	c->p += rowlen;
 	f = arena_alloc(&r->arena, sizeof(*f));
+	*f = (struct rt_log_func){ 0 };  /* the fields no row has, too */
 	f->id = cur_u32(&row);
 	f->refusal = cur_u32(&row);
 	f->addr = cur_u64(&row);
@@ -1551,6 +1613,55 @@ static const char *parse_end(struct rt_evlog_reader *r, struct cur *c)
 	/* logs from before the disk guard end here */
 	e->flags = !c->why && c->p + 4 <= c->end ? cur_u32(c) : 0;
 	r->has_end = !c->why;
+	return c->why;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static void count_lost_pid(struct rt_evlog_reader *r, uint32_t pid)
+{
+	for (uint32_t i = 0; i < r->losses.processes; i++)
+		if (r->lost_pids[i] == pid)
+			return;
+	r->lost_pids = xrealloc(r->lost_pids, (r->losses.processes + 1) *
+						      sizeof(*r->lost_pids));
+	r->lost_pids[r->losses.processes++] = pid;
+}
+
+/* Events a process did not record since its last LOST block: added to
+ * the run's and to each function's.  What no known function takes (an
+ * id with no table yet, or counts that add up to less) is the run's
+ * alone, and may be any function's. */
+static const char *parse_lost(struct rt_evlog_reader *r, struct cur *c)
+{
+	uint32_t pid = cur_u32(c), reasons = cur_u32(c);
+	uint64_t events = cur_u64(c), taken = 0;
+	uint32_t n = cur_u32(c);
+
+	if (c->why)
+		return c->why;
+	if ((uint64_t)n * LOST_FN_LEN > (uint64_t)(c->end - c->p))
+		return "more functions than the block holds";
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = cur_u32(c);
+		uint64_t said = cur_u64(c);
+		uint64_t k = MIN(said, events - taken);
+		struct rt_log_func *fn = id < r->nfuncs ? r->funcs[id] : NULL;
+
+		if (!fn || !k)
+			continue;
+		fn->lost = add_sat(fn->lost, k);
+		taken += k;
+	}
+	r->losses.events = add_sat(r->losses.events, events);
+	r->losses.unattributed = add_sat(r->losses.unattributed,
+					 events - taken);
+	r->losses.reasons |= reasons;
+	count_lost_pid(r, pid);
+	r->has_losses = true;
 	return c->why;
 }
 
@@ -1656,6 +1767,8 @@ static int absorb(struct rt_evlog_reader *r, uint64_t at, uint32_t type,
 		why = parse_stack(r, &c);
 	else if (type == BLK_PROFILE)
 		why = keep_profile(r, &c);
+	else if (type == BLK_LOST)
+		why = parse_lost(r, &c);
 	else
 		why = parse_end(r, &c);
 	/* A bad block is not marked absorbed: a second pass reports it. */
@@ -1672,7 +1785,7 @@ static bool is_table(uint32_t type)
 {
 	return type == BLK_FUNCS || type == BLK_THREAD ||
 	       type == BLK_PROCESS || type == BLK_END || type == BLK_STACK ||
-	       type == BLK_PROFILE;
+	       type == BLK_PROFILE || type == BLK_LOST;
 }
 
 static int open_packed(struct rt_evlog_reader *r, uint64_t at, uint32_t n)
@@ -2110,6 +2223,7 @@ void rt_evlog_reader_free(struct rt_evlog_reader *r)
 	free(r->big);
 	free(r->funcs);
 	free(r->stacks);
+	free(r->lost_pids);
 	free(r->pk);
 	free(r->threads.v);
 	free(r->procs.v);
@@ -2170,6 +2284,11 @@ const char *rt_evlog_process_exe(const struct rt_evlog_reader *r,
 const struct rt_log_end *rt_evlog_end(const struct rt_evlog_reader *r)
 {
 	return r->has_end ? &r->end : NULL;
+}
+
+const struct rt_log_losses *rt_evlog_losses(const struct rt_evlog_reader *r)
+{
+	return r->has_losses ? &r->losses : NULL;
 }
 
 const struct rt_log_window *rt_evlog_window(const struct rt_evlog_reader *r)

@@ -150,6 +150,8 @@ static void write_meta(FILE *out, const struct rt_view_ctx *v,
 		meta_row(out, "events", line);
 	text_lines(out, "figures", rt_text_figures, rep);
 	text_lines(out, "ended", rt_text_ending, rep);
+	if (rt_fmt_losses(line, sizeof(line), rep->losses))
+		meta_row(out, "lost", line);
 	notes = said(rt_text_notes, rep);
 	if (count_lines(notes))
 		fprintf(out, "<tr><td>notes</td><td><a href=\"#notes\">%zu "

@@ -80,6 +80,15 @@ static void json_header(FILE *out, const struct rt_report *rep)
 	/* only when set, so that other reports keep their bytes */
 	if (rep->end && rep->end->flags & RT_END_SPACE)
 		fputs("\"cut_for_space\": true, ", out);
+	if (rep->end && rep->end->flags & RT_END_FSIZE)
+		fputs("\"cut_for_file_size\": true, ", out);
+	/* only when some were, as the above */
+	if (rep->losses) {
+		json_u64(out, "lost_events", rep->losses->events, true);
+		fputs("\"lost_why\": ", out);
+		rt_json_string(out, rt_loss_why(rep->losses->reasons));
+		fputs(", ", out);
+	}
 	if (rep->window)
 		json_window(out, rep->info, rep->window);
 	fprintf(out, "\"mode\": \"%s\", ",
@@ -189,6 +198,8 @@ static void json_row(FILE *out, const struct rt_report *rep,
 	json_u64(out, "partial", r->st.partial, true);
 	json_u64(out, "instances", r->instances, true);
 	json_inlined(out, r);
+	if (r->lost)
+		json_u64(out, "lost_events", r->lost, true);
 	if (r->ambiguous)
 		json_where(out, r->fn);
 	json_marks(out, rep, r);

@@ -24,6 +24,7 @@ static const struct {
 } marks[RT_MARKS] = {
 	{ 'C', "compensated" }, { 'S', "stops" }, { 'T', "short" },
 	{ 'B', "blocked" }, { 'P', "partial" }, { 'V', "vectorised" },
+	{ 'L', "lost" },
 };
 
 uint64_t rt_report_run_ns(const struct rt_report *rep)
@@ -67,6 +68,20 @@ static uint64_t short_ns(const struct rt_report *rep, bool stops)
 	return SHORT_FACTOR * 2 * event;
 }
 
+/* Why the log stopped taking events before the run's end, or NULL. */
+static const char *stopped_early(const struct rt_report *rep)
+{
+	if (!rep->end)
+		return NULL;
+	if (rep->end->flags & RT_END_FSIZE)
+		return "rtrace's file size limit";
+	if (rep->end->flags & RT_END_SPACE)
+		return "disk space ran low";
+	if (rep->end->dropped)
+		return "a write of the log failed";
+	return NULL;
+}
+
 unsigned rt_row_marks(const struct rt_report *rep,
 		      const struct rt_report_row *r)
 {
@@ -78,6 +93,9 @@ unsigned rt_row_marks(const struct rt_report *rep,
 		m |= RT_MARK_PARTIAL;
 	if (r->inlined_packed)
 		m |= RT_MARK_VECTOR;
+	if (r->lost || (rep->losses && rep->losses->unattributed) ||
+	    stopped_early(rep))
+		m |= RT_MARK_LOST;
 	if (rep->mode != RT_REPORT_TIMES || !timed)
 		return m;
 	stops = stopped(rep, r->name);
@@ -110,6 +128,35 @@ const char *rt_marks_letters(unsigned m, char *buf)
 		if (m & (1u << i))
 			buf[n++] = marks[i].letter;
 	buf[n] = '\0';
+	return buf;
+}
+
+const char *rt_loss_why(uint32_t reasons)
+{
+	switch (reasons & (RT_LOSS_SILENT | RT_LOSS_NOSLOT)) {
+	case RT_LOSS_SILENT:
+		return "rtrace did not answer for seconds, and the program "
+		       "went on without recording";
+	case RT_LOSS_NOSLOT:
+		return "more threads recorded at once than the event area "
+		       "has slots for";
+	case RT_LOSS_SILENT | RT_LOSS_NOSLOT:
+		return "rtrace did not answer for seconds, and more threads "
+		       "recorded at once than the event area has slots for";
+	}
+	return "the log does not say why";
+}
+
+const char *rt_fmt_losses(char *buf, size_t len,
+			  const struct rt_log_losses *l)
+{
+	char c[32];
+
+	if (!l)
+		return NULL;
+	snprintf(buf, len, "%s event%s not recorded (%s)",
+		 rt_fmt_count(c, sizeof(c), l->events), rt_s(l->events),
+		 rt_loss_why(l->reasons));
 	return buf;
 }
 
@@ -175,6 +222,17 @@ static void inlined_legend(FILE *out, const struct rt_report *rep,
 		fputs("V: vectorised: the compiler merged some of its inlined "
 		      "calls into vector code that does several per pass: its "
 		      "count is of passes, a lower bound.\n", out);
+	if (any & RT_MARK_LOST) {
+		fputs("L: lost: its count is a lower bound: ", out);
+		if (rep->losses)
+			fprintf(out, "some events were not recorded (%s)%s",
+				rt_loss_why(rep->losses->reasons),
+				stopped_early(rep) ? "; " : "");
+		if (stopped_early(rep))
+			fprintf(out, "recording stopped before the end (%s)",
+				stopped_early(rep));
+		fputs(".\n", out);
+	}
 }
 
 /* The lines of the shares and of the marks of times. */

@@ -114,6 +114,13 @@ static void print_header(FILE *out, const struct rt_report *rep)
 		fputs("# log:      cut for space: disk space ran low, and "
 		      "recording stopped early; figures cover what was "
 		      "recorded\n", out);
+	if (rep->end && rep->end->flags & RT_END_FSIZE)
+		fputs("# log:      cut at rtrace's file size limit (ulimit "
+		      "-f): recording stopped early; figures cover what was "
+		      "recorded\n", out);
+	if (rt_fmt_losses(w, sizeof(w), rep->losses))
+		fprintf(out, "# lost:     %s: the counts of the rows marked L "
+			"are lower bounds\n", w);
 	fputs("# ", out);
 	rt_text_figures(out, rep);
 }

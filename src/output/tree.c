@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "rtrace/marks.h"
 #include "rtrace/output.h"
 #include "rtrace/render.h"
 #include "rtrace/util.h"
@@ -77,6 +78,9 @@ static void print_header(FILE *out, const struct rt_view_ctx *v)
 	if (v->info->flags & (RT_LOG_COUNT_ONLY | RT_LOG_COVERAGE))
 		fputs("# counts only: entries were recorded, not returns: no "
 		      "times, no callers\n", out);
+	if (rt_fmt_losses(w, sizeof(w), rt_evlog_losses(v->r)))
+		fprintf(out, "# lost:     %s: its counts may be lower than the "
+			"program's\n", w);
 	fprintf(out, "\n%10s %11s %11s  %s\n", "calls", "total", "self",
 		"function");
 }

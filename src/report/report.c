@@ -45,8 +45,10 @@ void rt_report_add_inlined(struct rt_report_row *into,
 		into->inlined_sites += r->inlined_sites;
 		into->inlined_refused += r->inlined_refused;
 		into->inlined_packed += r->inlined_packed;
+		into->lost += r->lost;
 		return;
 	}
+	into->lost = MAX(into->lost, r->lost);
 	into->inlined_sites = MAX(into->inlined_sites, r->inlined_sites);
 	into->inlined_refused = MAX(into->inlined_refused, r->inlined_refused);
 	into->inlined_packed = MAX(into->inlined_packed, r->inlined_packed);
@@ -220,6 +222,34 @@ static size_t filter_rows(struct rt_report_row *rows, size_t n,
 	return k;
 }
 
+static bool was_called(const struct rt_profile *prof, uint32_t id);
+
+/* A function whose every event was lost has a row too, of no call:
+ * marked, its count a lower bound, rather than listed as never called.
+ * @k rows are made; returns how many then. */
+static size_t add_lost_rows(struct rt_report *rep, struct rt_evlog_reader *r,
+			    const struct rt_profile *prof, size_t k)
+{
+	size_t n = rt_evlog_nfuncs(r);
+	size_t cap = rt_profile_nrows(prof) + 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_log_func *fn = rt_evlog_func(r, i);
+
+		if (!fn || !fn->lost || was_called(prof, fn->id))
+			continue;
+		if (k + 1 >= cap) {
+			cap = 2 * cap + 8;
+			rep->rows = xrealloc(rep->rows, cap * sizeof(*rep->rows));
+		}
+		rep->rows[k++] = (struct rt_report_row){
+			.name = fn->name, .fn = fn, .instances = 1,
+			.lost = fn->lost, .st.min = UINT64_MAX,
+		};
+	}
+	return k;
+}
+
 static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 		       const struct rt_profile *prof, const struct rt_opts *o)
 {
@@ -240,10 +270,12 @@ static void build_rows(struct rt_report *rep, struct rt_evlog_reader *r,
 			.inlined_refused = fn->inlined_refused,
 			.inlined_why = fn->inlined_why,
 			.inlined_packed = fn->inlined_packed,
+			.lost = fn->lost,
 			.st = pr->st,
 		};
 		set_group(rep, r, &rep->rows[k++], pr->key);
 	}
+	k = add_lost_rows(rep, r, prof, k);
 	k = merge_rows(rep->rows, k, false);
 	if (!o->instances)
 		k = merge_rows(rep->rows, k, true);
@@ -326,7 +358,7 @@ static void collect_unused(struct rt_report *rep, struct rt_evlog_reader *r,
 		count_sites(rep, fn);
 		if (!fn->refusal) {
 			rep->nfuncs_probed++;
-			if (!was_called(prof, fn->id))
+			if (!was_called(prof, fn->id) && !fn->lost)
 				rep->uncalled[rep->nuncalled++] = fn->name;
 			continue;
 		}
@@ -402,6 +434,7 @@ int rt_report_build(struct rt_evlog_reader *r, const struct rt_opts *o,
 	rep->info = rt_evlog_info(r);
 	rep->end = rt_evlog_end(r);
 	rep->window = rt_evlog_window(r);
+	rep->losses = rt_evlog_losses(r);
 	rep->cut = rt_evlog_cut(r) || !rep->end;
 	rep->by = o->by;
 	if (rep->by == RT_BY_AUTO)

@@ -8,6 +8,7 @@
  * area (nothing patched in the process) every operation does nothing.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PR_FMT "tracer"
@@ -37,16 +38,17 @@ static void start_area(struct rt_process *p, const struct rt_plan *plan,
 	if (p->ia || !rt_plan_npatched(plan))
 		return;
 	err = rt_inline_new(p->pid, tid, p->mem, rt_plan_recorder(plan),
-			    deferred_sig, &p->ia);
+			    rt_plan_func(plan, 0)->id, deferred_sig, &p->ia);
 	if (err == -EPERM && rt_seccomp_mode(tid) > 0)
 		pr_warn("process %d runs under a seccomp filter that could "
 			"kill it for the system calls of an event area (or "
 			"that rtrace cannot read without CAP_SYS_ADMIN): "
 			"breakpoints everywhere", p->pid);
 	else if (err == -E2BIG)
-		pr_warn("process %d: its address space is limited (ulimit "
-			"-v) with too little room left for an event area: "
-			"breakpoints everywhere", p->pid);
+		pr_warn("process %d: its address space or its file size is "
+			"limited (ulimit -v, ulimit -f) with too little room "
+			"left for an event area: breakpoints everywhere",
+			p->pid);
 	else if (err)
 		pr_warn("process %d: no jump probes (event area: %s); "
 			"breakpoints everywhere", p->pid, strerror(-err));
@@ -160,12 +162,31 @@ static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 		rt_inline_drain(p->ia, slot, release, emit_drained, tr);
 }
 
+/* The events @p did not record since the log was last told, into it:
+ * at most once a second, unless @now (the area's end). */
+static void log_losses(struct rt_tracer *tr, struct rt_process *p, bool now)
+{
+	struct rt_log_lost_fn *fns;
+	uint64_t events;
+	uint32_t reasons;
+	size_t n = rt_inline_losses(p->ia, now, &events, &reasons, &fns), k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (func_known(p, fns[i].id))
+			fns[k++] = fns[i];
+	if (events && p->record)
+		rt_evlog_write_lost(tr->cfg.log, (uint32_t)p->pid, reasons,
+				    events, fns, k);
+	free(fns);
+}
+
 static void drain_process(struct rt_tracer *tr, struct rt_process *p)
 {
 	if (!p || !p->ia)
 		return;
 	adopt_claims(tr, p);
 	rt_inline_drain_all(p->ia, emit_drained, tr);
+	log_losses(tr, p, false);
 }
 
 static void drain_all(struct rt_tracer *tr)
@@ -225,6 +246,7 @@ static void end(struct rt_tracer *tr, struct rt_process *p)
 		if (q != p && q->ia == p->ia)
 			q->ia = NULL;
 	drain_process(tr, p);
+	log_losses(tr, p, true);
 	tr->st.inline_dropped += rt_inline_dropped(p->ia, &damaged);
 	tr->st.inline_unrecorded += rt_inline_unrecorded(p->ia);
 	tr->st.inline_damaged |= damaged;

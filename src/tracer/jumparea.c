@@ -78,6 +78,12 @@ struct rt_inline_area {
 	uint64_t noslot_seen;         /* of their count of slotless events */
 	uint64_t unrecorded;          /* events lost while recording was off,
 				       * or by threads that found no slot */
+	uint64_t unrecorded_logged;   /* of those, said in the log */
+	uint32_t loss_reasons;        /* enum rt_loss_reason, since then */
+	uint64_t losses_at;           /* when the log was last told */
+	uint32_t lost_base;           /* the function id of the first
+				       * per-function counter */
+	uint64_t *lost_prev;          /* those counters, as last told */
 	bool claims;                  /* threads claim slots themselves */
 	unsigned unmarked;            /* shared[] entries with no marker */
 };
@@ -294,6 +300,8 @@ static int write_data_block(struct rt_inline_area *a, struct rt_mem *mem)
 					       : RT_CLOCK_SYSCALL);
 	put_u64(data + RT_RD_CTL, a->base + RT_IA_CTL);
 	put_u64(data + RT_RD_HALF, a->wake ? a->cap / 2 : UINT64_MAX);
+	put_u64(data + RT_RD_LOSTFN, a->base + RT_IA_LOSTFN);
+	put_u64(data + RT_RD_LOST_BASE, a->lost_base);
 	return rt_mem_write(mem, a->recorder + rt_arch_recorder()->data, data,
 			    sizeof(data));
 }
@@ -333,20 +341,24 @@ static uint64_t proc_number(const char *path, const char *key)
 /* Events per ring: RT_IA_CAP, or fewer when the program's address space
  * is limited (ulimit -v): the area then takes at most a sixteenth of
  * the room the program has left, so that it can still map nearly all it
- * could without rtrace.  0: no room for the smallest. */
+ * could without rtrace; and the area's file, like any the program makes,
+ * must stay under its file size limit (ulimit -f).  0: no room for the
+ * smallest. */
 static uint64_t ring_cap(pid_t pid)
 {
 	char path[64];
-	uint64_t limit, used, room;
+	uint64_t limit, used, room, fsize;
 
 	snprintf(path, sizeof(path), "/proc/%d/limits", pid);
 	limit = proc_number(path, "Max address space");
-	if (limit == UINT64_MAX)
-		return RT_IA_CAP;
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	used = proc_number(path, "\nVmSize");
-	used = used == UINT64_MAX ? limit : used * 1024;
-	room = limit > used ? (limit - used) / 16 : 0;
+	fsize = proc_number(path, "Max file size");
+	room = fsize;
+	if (limit != UINT64_MAX) {
+		snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		used = proc_number(path, "\nVmSize");
+		used = used == UINT64_MAX ? limit : used * 1024;
+		room = MIN(room, limit > used ? (limit - used) / 16 : 0);
+	}
 	for (uint64_t cap = RT_IA_CAP; cap >= RING_MIN; cap /= 2)
 		if (area_size(cap) <= room)
 			return cap;
@@ -391,7 +403,7 @@ static void start_waiting(struct rt_inline_area *a, pid_t tid)
 }
 
 int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
-		  rt_raddr recorder, int *deferred_sig,
+		  rt_raddr recorder, uint32_t first_id, int *deferred_sig,
 		  struct rt_inline_area **out)
 {
 	/* the file's name, for /proc/PID/maps, goes where the data block
@@ -413,6 +425,7 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	a = xcalloc(1, sizeof(*a));
 	a->pid = pid;
 	a->recorder = recorder;
+	a->lost_base = first_id;
 	a->c_start = stamp_now();
 	a->cap = cap;
 	a->size = area_size(cap);
@@ -451,6 +464,7 @@ void rt_inline_free(struct rt_inline_area *a)
 		return;
 	rt_ringwake_stop(a->wake);
 	munmap(a->map, a->size);
+	free(a->lost_prev);
 	free(a);
 }
 
@@ -785,6 +799,7 @@ static void recording_back_on(struct rt_inline_area *a)
 			"rtrace did not answer", a->pid, lost - a->lost_seen,
 			rt_s(lost - a->lost_seen));
 		a->unrecorded += lost - a->lost_seen;
+		a->loss_reasons |= RT_LOSS_SILENT;
 		a->lost_seen = lost;
 	}
 	if (__atomic_load_n(off, __ATOMIC_ACQUIRE) == RT_OFF_SILENT)
@@ -806,6 +821,7 @@ static void take_noslot(struct rt_inline_area *a)
 			"without one are not recorded, only counted",
 			a->pid, RT_IA_SLOTS);
 	a->unrecorded += n - a->noslot_seen;
+	a->loss_reasons |= RT_LOSS_NOSLOT;
 	a->noslot_seen = n;
 }
 
@@ -969,6 +985,54 @@ uint64_t rt_inline_unrecorded(const struct rt_inline_area *a)
 	return a->unrecorded;
 }
 
+/* How often the log is told of new losses, at most (ns). */
+#define LOSSES_EVERY 1000000000ULL
+
+/* The per-function counters' growth since last told, into @v. */
+static size_t lost_by_function(struct rt_inline_area *a,
+			       struct rt_log_lost_fn **v)
+{
+	const uint64_t *now = (const uint64_t *)(a->map + RT_IA_LOSTFN);
+	size_t n = 0, cap = 0;
+
+	if (!a->lost_prev)
+		a->lost_prev = xcalloc(RT_IA_LOSTFN_IDS, sizeof(uint64_t));
+	for (uint32_t i = 0; i < RT_IA_LOSTFN_IDS; i++) {
+		uint64_t c = __atomic_load_n(&now[i], __ATOMIC_RELAXED);
+
+		/* the program can write them: one that went down is only
+		 * taken as the new base */
+		if (c > a->lost_prev[i]) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				*v = xrealloc(*v, cap * sizeof(**v));
+			}
+			(*v)[n++] = (struct rt_log_lost_fn){
+				a->lost_base + i, c - a->lost_prev[i] };
+		}
+		a->lost_prev[i] = c;
+	}
+	return n;
+}
+
+size_t rt_inline_losses(struct rt_inline_area *a, bool now, uint64_t *events,
+			uint32_t *reasons, struct rt_log_lost_fn **fns)
+{
+	uint64_t t = now_ns();
+
+	*events = a->unrecorded - a->unrecorded_logged;
+	*reasons = a->loss_reasons;
+	*fns = NULL;
+	if (!*events || (!now && t - a->losses_at < LOSSES_EVERY)) {
+		*events = 0;
+		return 0;
+	}
+	a->unrecorded_logged = a->unrecorded;
+	a->loss_reasons = 0;
+	a->losses_at = t;
+	return lost_by_function(a, fns);
+}
+
 uint64_t rt_inline_dropped(const struct rt_inline_area *a, bool *damaged)
 {
 	*damaged = a->damaged;
@@ -1041,6 +1105,8 @@ static uint8_t *recorder_copy(uint8_t *table, uint8_t *ring)
 		clock0.tsc ? RT_CLOCK_TSC : RT_CLOCK_SYSCALL);
 	put_u64(code + rec->data + RT_RD_CTL, (uint64_t)cost_ctl);
 	put_u64(code + rec->data + RT_RD_HALF, UINT64_MAX);
+	/* no function's id is that far past it: no counter to find */
+	put_u64(code + rec->data + RT_RD_LOST_BASE, 1ULL << 63);
 	put_u64(slot + RT_IA_SLOT_RING, (uint64_t)ring);
 	put_u64(slot + RT_IA_SLOT_TP, tp);
 	if (mprotect(code, len, PROT_READ | PROT_EXEC)) {

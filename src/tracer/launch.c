@@ -152,6 +152,26 @@ int rt_launch_take_over(pid_t child, unsigned long options)
 	return 0;
 }
 
+/* The kernel runs a set-user-ID or set-group-ID program that a process
+ * without privilege traces with its tracer's ids: said, since the
+ * program may then behave differently (or refuse to run). */
+static void say_set_id(const char *path)
+{
+	struct stat st;
+	bool uid, gid;
+
+	if (stat(path, &st) != 0 || geteuid() == 0)
+		return;
+	uid = (st.st_mode & S_ISUID) && st.st_uid != geteuid();
+	gid = (st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) &&
+	      st.st_gid != getegid();
+	if (uid || gid)
+		pr_warn("%s is set-%s-ID: traced without privilege, it runs "
+			"with your ids, not its %s's (the kernel's rule for a "
+			"traced program)", path, uid ? "user" : "group",
+			uid ? "owner" : "group");
+}
+
 /* Reads the exec failure the child reports, if any. */
 static int child_exec_error(int fd)
 {
@@ -173,6 +193,7 @@ int rt_launch(const char *path, char *const argv[], unsigned long options,
 		pr_err("cannot start %s: %s", path, strerror(-err));
 		return err;
 	}
+	say_set_id(path);
 	child = fork();
 	if (child < 0) {
 		err = -errno;

@@ -1869,6 +1869,61 @@ TEST_CASE(profile_block_kept)
 	tmpdir_free(dir);
 }
 
+/* Two processes' LOST blocks between events: each function gets its share
+ * (a share past what the block has left is cut to it, an unknown id's is
+ * the run's only), the totals add up, a rewind counts nothing twice, and
+ * a log cut after the first block still says it. */
+TEST_CASE(lost_blocks_add_up)
+{
+	static const struct rt_log_lost_fn first[] = { { 1, 4 }, { 9, 3 } };
+	static const struct rt_log_lost_fn second[] = { { 2, 5 } };
+	char *dir = tmpdir_new();
+	char *path = xasprintf("%s/l.rtrace", dir);
+	struct rt_evlog_writer *w = NULL;
+	struct rt_evlog_reader *r = NULL;
+	const struct rt_log_losses *l;
+	struct stat st;
+	long n;
+
+	TEST_EQ(rt_evlog_create(path, &test_info, &w), 0);
+	TEST_EQ(write_funcs(w, 0, 3), 0);
+	append_range(w, 0, 100);
+	TEST_EQ(rt_evlog_write_lost(w, 5, RT_LOSS_SILENT, 10, first, 2), 0);
+	append_range(w, 100, 200);
+	TEST_EQ(rt_evlog_flush(w), 0);
+	TEST_EQ(stat(path, &st), 0);
+	TEST_EQ(rt_evlog_write_lost(w, 6, RT_LOSS_NOSLOT, 2, second, 1), 0);
+	TEST_EQ(rt_evlog_close(w, &test_end), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_TRUE(rt_evlog_losses(r) == NULL);
+	TEST_EQ(drain_count(r, &n), 0);
+	TEST_EQ(n, 200);
+	for (int pass = 0; pass < 2; pass++) {
+		l = rt_evlog_losses(r);
+		TEST_TRUE(l != NULL);
+		TEST_EQ(l->events, 12);
+		TEST_EQ(l->unattributed, 6);
+		TEST_EQ(l->reasons, RT_LOSS_SILENT | RT_LOSS_NOSLOT);
+		TEST_EQ(l->processes, 2);
+		TEST_EQ(rt_evlog_func(r, 0)->lost, 0);
+		TEST_EQ(rt_evlog_func(r, 1)->lost, 4);
+		TEST_EQ(rt_evlog_func(r, 2)->lost, 2);
+		TEST_EQ(rt_evlog_rewind(r), 0);
+		TEST_EQ(drain_count(r, &n), 0);
+	}
+	rt_evlog_reader_free(r);
+	/* cut where the first flush ended: the first block is in */
+	TEST_EQ(truncate(path, st.st_size), 0);
+	TEST_EQ(rt_evlog_open(path, &r), 0);
+	TEST_EQ(drain_count(r, &n), 0);
+	l = rt_evlog_losses(r);
+	TEST_TRUE(l != NULL && l->events == 10 && l->processes == 1);
+	TEST_TRUE(rt_evlog_end(r) == NULL);
+	rt_evlog_reader_free(r);
+	free(path);
+	tmpdir_free(dir);
+}
+
 /* ---- the flight recorder ------------------------------------------------ */
 
 #define WIN_EVENTS 1000000	/* tens of blocks of a 1 MiB window */

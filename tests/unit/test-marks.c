@@ -198,3 +198,57 @@ TEST_CASE(inlined_marks)
 		  strstr(buf, "\nV: vectorised") && !strstr(buf, "%: "));
 	free(buf);
 }
+
+/* L says the count is a lower bound: a row with events of its own lost,
+ * every row when some lost event is no function's or the log stopped
+ * taking events early; in every mode, the legend saying why. */
+TEST_CASE(lost_marks)
+{
+	static const struct rt_log_losses mine = {
+		.events = 7, .reasons = RT_LOSS_SILENT, .processes = 1 };
+	static const struct rt_log_losses anyones = {
+		.events = 9, .unattributed = 2, .reasons = RT_LOSS_NOSLOT };
+	struct rt_log_end early = end;
+	struct rt_report rep = inline_run();
+	struct rt_report_row rows[] = { row("f", 1000, 1000000, 0),
+					row("h", 10, 1000000, 0) };
+	char m[RT_MARKS + 1], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	rows[0].lost = 7;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_LOST);
+	rep.losses = &mine;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_LOST);
+	TEST_EQ(rt_row_marks(&rep, &rows[1]), 0);
+	rep.mode = RT_REPORT_COUNT;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_LOST);
+	TEST_STREQ(rt_marks_letters(RT_MARK_PARTIAL | RT_MARK_LOST, m), "PL");
+	TEST_STREQ(rt_mark_word(6), "lost");
+	rep.rows = rows;
+	rep.nrows = rep.nrows_all = 2;
+	f = open_memstream(&buf, &len);
+	rt_marks_legend(f, &rep);
+	fclose(f);
+	TEST_STREQ(buf, "L: lost: its count is a lower bound: some events "
+			"were not recorded (rtrace did not answer for "
+			"seconds, and the program went on without "
+			"recording).\n");
+	free(buf);
+	rep.losses = &anyones;
+	TEST_EQ(rt_row_marks(&rep, &rows[1]), RT_MARK_LOST);
+	rep.losses = NULL;
+	rows[0].lost = 0;
+	early.flags = RT_END_FSIZE;
+	rep.end = &early;
+	TEST_EQ(rt_row_marks(&rep, &rows[0]), RT_MARK_LOST);
+	f = open_memstream(&buf, &len);
+	rt_marks_legend(f, &rep);
+	fclose(f);
+	TEST_TRUE(strstr(buf, "recording stopped before the end (rtrace's "
+			      "file size limit).\n") != NULL);
+	free(buf);
+	early.flags = 0;
+	early.dropped = 3;
+	TEST_EQ(rt_row_marks(&rep, &rows[1]), RT_MARK_LOST);
+}

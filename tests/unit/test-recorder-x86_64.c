@@ -93,6 +93,7 @@ static void call_rec(struct rec_call *c)
  * own; no slot is taken. */
 struct rig {
 	uint8_t *code, *table, *ring, ctl[RT_IA_TABLE - RT_IA_CTL];
+	uint64_t *lostfn;               /* counters of ids LOST_BASE on */
 	size_t len;
 	uint64_t tp;
 };
@@ -123,6 +124,7 @@ static uint8_t *slot_at(struct rig *g, unsigned i)
 }
 
 #define CAP 64
+#define LOST_BASE 5                     /* WORD's id 7 is counter 2 */
 
 static bool rig_make(struct rig *g, uint64_t clock, uint64_t half)
 {
@@ -147,6 +149,9 @@ static bool rig_make(struct rig *g, uint64_t clock, uint64_t half)
 	put_u64(d + RT_RD_CLOCK, clock);
 	put_u64(d + RT_RD_CTL, (uint64_t)g->ctl);
 	put_u64(d + RT_RD_HALF, half);
+	g->lostfn = calloc(RT_IA_LOSTFN_IDS, sizeof(uint64_t));
+	put_u64(d + RT_RD_LOSTFN, (uint64_t)g->lostfn);
+	put_u64(d + RT_RD_LOST_BASE, LOST_BASE);
 	for (unsigned i = 0; i < RT_IA_SLOTS; i++)
 		put_u64(slot_at(g, i) + RT_IA_SLOT_RING,
 			(uint64_t)(g->ring + (size_t)i * CAP * RT_IA_EVENT));
@@ -158,6 +163,7 @@ static void rig_free(struct rig *g)
 	munmap(g->code, g->len);
 	free(g->table);
 	free(g->ring);
+	free(g->lostfn);
 }
 
 /* Slot @i is this thread's. */
@@ -282,6 +288,9 @@ TEST_CASE(off_counts_only)
 	TEST_TRUE(call_kept(&g, RT_REC_EXIT, 8, out));
 	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_LOST), 2);
 	TEST_EQ(get_u64(slot_at(&g, h) + RT_IA_SLOT_HEAD), CAP);
+	/* and for the function, by its id */
+	TEST_EQ(g.lostfn[7 - LOST_BASE], 2);
+	TEST_EQ(g.lostfn[0] + g.lostfn[1] + g.lostfn[3], 0);
 	rig_free(&g);
 }
 
@@ -363,6 +372,7 @@ TEST_CASE(claim_finds_no_slot)
 	TEST_TRUE(call_kept(&g, RT_REC_EXIT, 16, out));
 	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_NOSLOT), 2);
 	TEST_EQ(get_u64(g.ctl + RT_IA_CTL_LOST), 0);
+	TEST_EQ(g.lostfn[7 - LOST_BASE], 2);
 	for (unsigned i = 0; i < RT_IA_PROBES; i++) {
 		TEST_EQ(get_u64(slot_at(&g, h + i) + RT_IA_SLOT_TP),
 			g.tp + 4096 * (i + 1));

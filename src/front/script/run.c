@@ -291,7 +291,7 @@ static void do_expect(struct rt_script_session *s,
 		      const struct rt_script_cmd *c)
 {
 	size_t nfuncs = 1;
-	uint64_t got;
+	uint64_t got, lost = 0;
 	char *why;
 
 	if (c->expect == RT_EXPECT_COUNTER) {
@@ -305,8 +305,9 @@ static void do_expect(struct rt_script_session *s,
 		return;
 	} else {
 		got = rt_expect_calls(s->rep, c->glob, &nfuncs);
+		lost = rt_expect_lost(s->rep, c->glob);
 	}
-	if (rt_expect_holds(c, got, nfuncs, &why)) {
+	if (rt_expect_holds(c, got, nfuncs, lost, &why)) {
 		if (s->read)
 			printf("expect held\n");
 		return;
