@@ -153,8 +153,13 @@ static void drain_thread(struct rt_tracer *tr, struct rt_thread *th,
 
 	if (!p || !p->ia)
 		return;
-	adopt_claims(tr, p);
 	slot = rt_inline_slot_of(p->ia, th->tid);
+	/* a thread with no slot known may have claimed one since: at a
+	 * stop of one that has, the table is not walked */
+	if (slot < 0) {
+		adopt_claims(tr, p);
+		slot = rt_inline_slot_of(p->ia, th->tid);
+	}
 	/* a slot lent by a vfork parent goes back to it, never free */
 	if (p->ia_borrowed && slot == p->lent_slot)
 		release = false;

@@ -370,6 +370,21 @@ static uint32_t *ctl_word(const struct rt_inline_area *a, size_t off)
 	return (uint32_t *)(a->map + RT_IA_CTL + off);
 }
 
+/* Whether the recorder at @recorder may make system call @nr in thread
+ * @tid: no seccomp filter, or one that lets it run. */
+static bool recorder_may_call(pid_t tid, rt_raddr recorder, long nr)
+{
+	uint64_t args[6] = { 0 };
+	int mode = rt_seccomp_mode(tid);
+
+	if (mode == 0)
+		return true;
+	return mode == 2 &&
+	       rt_seccomp_check(tid, nr, args,
+				recorder + rt_arch_recorder()->syscall) ==
+		       RT_SECCOMP_RUNS;
+}
+
 /* Whether full rings may wait on a futex rather than stop: rtrace has a
  * waiter to offer, and the program's seccomp filter lets the recorder's
  * futex calls run (one that fails would have it spin, one that kills
@@ -377,18 +392,7 @@ static uint32_t *ctl_word(const struct rt_inline_area *a, size_t off)
  * forbids futex after rtrace has started is not supported. */
 static bool may_wait(pid_t tid, rt_raddr recorder)
 {
-	uint64_t args[6] = { 0 };
-	int mode;
-
-	if (!waker.sig)
-		return false;
-	mode = rt_seccomp_mode(tid);
-	if (mode == 0)
-		return true;
-	return mode == 2 &&
-	       rt_seccomp_check(tid, SYS_futex, args,
-				recorder + rt_arch_recorder()->syscall) ==
-		       RT_SECCOMP_RUNS;
+	return waker.sig && recorder_may_call(tid, recorder, SYS_futex);
 }
 
 /* Full rings wait for rtrace's waiter when the program allows it. */
@@ -585,19 +589,11 @@ static void place_markers(struct rt_inline_area *a)
 
 bool rt_inline_claims(struct rt_inline_area *a, pid_t tid)
 {
-	uint64_t args[6] = { 0 };
-	int mode;
-
 	if (a->claims)
 		return true;
 	/* the recorder asks the kernel for its thread id: a filter that
 	 * would refuse it, or kill, leaves the stops */
-	mode = rt_seccomp_mode(tid);
-	if (mode != 0 &&
-	    (mode != 2 ||
-	     rt_seccomp_check(tid, SYS_gettid, args,
-			      a->recorder + rt_arch_recorder()->syscall) !=
-		     RT_SECCOMP_RUNS))
+	if (!recorder_may_call(tid, a->recorder, SYS_gettid))
 		return false;
 	a->claims = true;
 	__atomic_store_n(ctl_word(a, RT_IA_CTL_CLAIM), 1, __ATOMIC_RELEASE);
