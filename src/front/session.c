@@ -989,6 +989,25 @@ static void print_window(const struct rt_log_window *win)
 		rt_s(win->dropped_events));
 }
 
+/* Over this, the end line says how to get the same table from less disk. */
+#define BIG_LOG_BYTES (100ull << 20)
+
+/* A whole log this large is rarely wanted whole: the table needs no
+ * events, and a flight recorder bounds them. */
+static void print_size_hint(const struct rt_opts *o)
+{
+	struct stat st;
+	char b[32];
+
+	if (o->keep.mode != RT_KEEP_ALL || stat(o->log_path, &st) ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < BIG_LOG_BYTES)
+		return;
+	fprintf(stderr, "rtrace: the log is %s: --keep=none makes the same "
+		"table and profile without the events (the tree, replay and "
+		"exports need them); --keep=64M keeps the last 64 MiB of "
+		"them\n", rt_fmt_bytes(b, sizeof(b), (uint64_t)st.st_size));
+}
+
 static void print_summary(const struct rt_opts *o, const struct target *t,
 			  const struct run_result *res, uint64_t events,
 			  uint64_t dropped, uint32_t space_cut,
@@ -1195,6 +1214,9 @@ int rt_session_record(const struct rt_opts *o)
 		print_stats(&res, events);
 	if (!rt_views_live(o) && o->cmd == RT_CMD_RUN)
 		report_log(o, o->log_path, NULL);
+	/* last, where it is read: under the table */
+	if (!o->quiet)
+		print_size_hint(o);
 out:
 	rt_tracer_stopped_free(res.stopped, res.nstopped);
 	target_release(&t);

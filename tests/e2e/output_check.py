@@ -26,6 +26,10 @@ probed at -O3 for some: their calls have no time.
              a row of it has inlined calls
   plural     "1 hit", "1 event", "1 function": no "1 hits" in the summary
              or in --stats
+  biglog     a whole log over 100 MiB (hotloop, 7 million calls: some
+             120 MiB) gets a line with its size (the file's) and the two
+             ways to a smaller one, --keep=none and --keep=SIZE; the same
+             run with --keep=none, and a small log, get no such line
 
 Exit status 0 when no check is NG.
 """
@@ -198,13 +202,38 @@ def check_plural(exe, tmp):
     row("plural: no '1 <plural>' on stderr", not bad, " | ".join(bad))
 
 
+BIG = re.compile(r"^rtrace: the log is ([0-9.]+) MiB: --keep=none .*"
+                 r"--keep=64M keeps the last 64 MiB", re.M)
+
+
+def check_biglog(exe, tmp):
+    hot = driver.fixture(ARGS, "hotloop", "3")
+    log = os.path.join(tmp, "big.data")
+    calls = 7000000
+    r = rtrace("record", "-o", log, "-f", "hotloop::*", "--", hot,
+               str(calls))
+    m = BIG.search(r.stderr)
+    size = os.path.getsize(log) / 2**20
+    row("biglog: a %.0f MiB log is said, with --keep=none and --keep=SIZE"
+        % size, size > 100 and m and abs(float(m.group(1)) - size) < 0.1,
+        r.stderr[-400:])
+    os.unlink(log)
+    r = rtrace("record", "--keep=none", "-o", log, "-f", "hotloop::*",
+               "--", hot, str(calls))
+    row("biglog: not with --keep=none", not BIG.search(r.stderr),
+        r.stderr[-400:])
+    r = rtrace("record", "-o", log, "-f", "hotloop::*", "--", hot, "1000")
+    row("biglog: not for a small log", not BIG.search(r.stderr),
+        r.stderr[-400:])
+
+
 def main():
     global ARGS
     ARGS = driver.options()
     exe = driver.fixture(ARGS, "inlined", "3")
     with tempfile.TemporaryDirectory(prefix="rtrace-output.") as tmp:
         for check in (check_engine, check_sites, check_diff, check_count,
-                      check_legend, check_plural):
+                      check_legend, check_plural, check_biglog):
             try:
                 check(exe, tmp)
             except (RuntimeError, KeyError, ValueError, StopIteration) as e:
