@@ -1,7 +1,12 @@
 # The front door.  Two commands on a fresh Debian machine:
-#   make demo   install what is missing, build, trace the bundled example
+#   make demo   install what is missing, build rtrace and the bundled
+#               example (nothing else), trace it
 #   make test   install what is missing (Chromium too, for the browser
 #               test), build, run every test
+# Then, no root needed:
+#   make install    rtrace, cargo-rtrace and the man pages in PREFIX
+#                   (~/.local: bin/ is on the PATH of a Debian login)
+#   make uninstall  removes exactly the files make install wrote
 # Everything else is CMake (build/) and CTest.  Hardening, each in its own
 # build directory (tests/fuzz/README.md):
 #   make test-sanitize  the tests again (all but three slow e2e ones),
@@ -15,14 +20,14 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-PREFIX ?= /usr/local
+PREFIX ?= $(HOME)/.local
 SAN_BUILD ?= build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 60
 RUSTC_DIR := $(firstword $(wildcard $(HOME)/.cargo/bin))
 export PATH := $(if $(RUSTC_DIR),$(RUSTC_DIR):,)$(PATH)
 
-.PHONY: all build deps demo test test-unit test-e2e install clean
+.PHONY: all build deps demo test test-unit test-e2e install uninstall clean
 .PHONY: test-sanitize fuzz lint
 
 all: build
@@ -38,9 +43,14 @@ $(BUILD)/Makefile:
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS) -- --no-print-directory
 
-demo: build
+# Only what the demo runs: the tests' programs wait for `make test`.
+demo: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target rtrace demo -- --no-print-directory
 	@echo '$$ rtrace -f "demo::*" $(BUILD)/examples/demo 1000'
 	@$(BUILD)/rtrace -f 'demo::*' -o $(BUILD)/demo.rtrace $(BUILD)/examples/demo 1000
+	@echo
+	@echo 'Next: make install   (rtrace and cargo rtrace in $(PREFIX)/bin, no root),'
+	@echo 'then README.md, "On your own program".'
 
 test: build
 	@.ci/install-deps test
@@ -93,9 +103,18 @@ lint: build
 	    -extra-arg=-Wno-unknown-warning-option '$(CURDIR)/(src|arch)/.*\.c$$'
 
 # The prefix of this call, not the one the build was configured with
-# (`make demo` first, then `make install PREFIX=~/.local`).
-install: build
+# (`make install PREFIX=/usr/local`, as root, for every user).  The
+# manifest lists what was written, for `make uninstall`.
+install: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j $(JOBS) --target rtrace cargo-rtrace man -- --no-print-directory
 	cmake --install $(BUILD) --prefix $(PREFIX)
+	@tools/path-note.sh '$(PREFIX)/bin'
+
+uninstall:
+	@if [ -f $(BUILD)/install_manifest.txt ]; then \
+	    xargs -d '\n' rm -fv < $(BUILD)/install_manifest.txt && \
+	    rm -f $(BUILD)/install_manifest.txt; \
+	else echo 'make uninstall: nothing installed from $(BUILD)'; fi
 
 clean:
 	rm -rf $(BUILD)
