@@ -78,7 +78,7 @@ def table_calls(text):
     """{function: calls} of the rows of an rtrace table in @text."""
     got = {}
     for ln in text.splitlines():
-        m = re.match(r"^ +(\d+) {2,}\S", ln)
+        m = re.match(r"^ +(\d+) +\S", ln)
         if not m:
             continue
         names = [f for f in re.split(r" {2,}", ln.strip())
@@ -183,6 +183,10 @@ def check_own(sh, readme, root, clone, demo_calls):
                 os.path.join(app, "app"))
     crate = os.path.join(root, "wordcount")
     shutil.copytree(os.path.join(clone, "examples", "wordcount"), crate)
+    # ./app has no argument: the closure of main that parses it never
+    # runs (N is 1000 either way)
+    app_calls = {k: n for k, n in demo_calls.items()
+                 if k != "demo::main::{{closure}}"}
     first = own[0] if own else ""
     row("own: the block starts with make install", first == "make install",
         first)
@@ -202,11 +206,11 @@ def check_own(sh, readme, root, clone, demo_calls):
             for f in json.loads(r.stdout)["functions"]:
                 got[f["name"]] = got.get(f["name"], 0) + f["calls"]
             row("own: the JSON report has the table's calls",
-                got == demo_calls, repr(got))
+                got == app_calls, repr(got))
         elif cmd.startswith("rtrace "):
             r = sh.run(cmd, app)
             got = table_calls(r.stderr)
-            row("own: `%s` makes the demo's table" % cmd, got == demo_calls,
+            row("own: `%s` makes the demo's table" % cmd, got == app_calls,
                 repr(got))
         else:
             row("own: a command this test knows: %s" % cmd, False)
