@@ -17,7 +17,7 @@ when rustc is rustup's), every command runs in a login shell, as typed:
              demo's construction fixes (1000 documents, 900 of them
              distinct, 2 queries...) are right; it names the next step
   own        the "On your own program" block, line by line: `make
-             install`, then rtrace on the demo copied to ./app with
+             install` (and man finds its pages), then rtrace on the demo copied to ./app with
              my_crate read as demo, `cargo rtrace test` and `cargo rtrace
              run --release -- ARGS` (ARGS: 120) on a copy of
              examples/wordcount, whose calls are those of the crate's
@@ -194,6 +194,8 @@ def check_own(sh, readme, root, clone, demo_calls):
         cmd = cmd.replace("my_crate", "demo").replace("ARGS", "120")
         if cmd.startswith("make "):
             sh.run(cmd, clone)
+            if cmd == "make install":
+                check_man(sh)
         elif cmd.startswith("cargo rtrace test"):
             sh.run(cmd, crate)
             check_cargo_test(crate)
@@ -214,6 +216,20 @@ def check_own(sh, readme, root, clone, demo_calls):
                 repr(got))
         else:
             row("own: a command this test knows: %s" % cmd, False)
+
+
+def check_man(sh):
+    """man finds the installed pages from the PATH (man-db's manpath)."""
+    if not shutil.which("man"):
+        row("own: man rtrace finds the installed page", "SKIP", "no man")
+        return
+    r = subprocess.run(["bash", "-lc", "man -w rtrace cargo-rtrace"],
+                       env=sh.env, capture_output=True, text=True)
+    local = os.path.join(sh.env["HOME"], ".local", "share", "man")
+    pages = r.stdout.split()
+    row("own: man rtrace finds the installed page",
+        len(pages) == 2 and all(p.startswith(local) for p in pages),
+        (r.stdout + r.stderr).strip())
 
 
 def cargo_report(crate, *args):
