@@ -78,6 +78,13 @@ bool rt_inline_claims(struct rt_inline_area *a, pid_t tid);
 void rt_inline_adopt(struct rt_inline_area *a, rt_inline_owner_fn *owner,
 		     void *ctx);
 
+/* Whether the process no longer sees the area as rtrace writes it (it
+ * mapped other memory over it): so for good once thread @tid, at the
+ * recorder's miss, holds a slot for its thread pointer @tp.  *first: this
+ * call found it out. */
+bool rt_inline_view_lost(struct rt_inline_area *a, pid_t tid, uint64_t tp,
+			 bool *first);
+
 /* The slot of thread @tid, or -1. */
 int rt_inline_slot_of(const struct rt_inline_area *a, pid_t tid);
 

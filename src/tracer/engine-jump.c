@@ -294,6 +294,7 @@ static bool on_bell(struct rt_tracer *tr, struct rt_thread *th,
 	struct rt_rec_state st;
 	struct rt_regs at_site;
 	const char *hit;
+	bool first;
 
 	if (bell == RT_BELL_FULL)
 		return false;
@@ -302,9 +303,22 @@ static bool on_bell(struct rt_tracer *tr, struct rt_thread *th,
 
 		rt_name_thread(tr, th, at, hit);
 	}
+	rt_arch_rec_state(&th->regs, &st);
+	/* a miss on a slot it holds: the slot is not there for the program,
+	 * and registering it again would only loop; its events are
+	 * recorded here, one stop each, as for a full table */
+	if (rt_inline_view_lost(ia, th->tid, st.tp, &first)) {
+		if (first)
+			pr_warn("process %d: the program mapped other memory "
+				"over rtrace's event area: its calls are "
+				"recorded at a stop each from now on",
+				th->proc->pid);
+		rt_inline_finish(ia, th->tid, &th->regs, true, emit_drained,
+				 tr);
+		return true;
+	}
 	/* a thread whose thread pointer changed looks for a new slot */
 	drain_thread(tr, th, true);
-	rt_arch_rec_state(&th->regs, &st);
 	if (rt_inline_register(ia, th->tid, st.tp) >= 0) {
 		/* what its events cost it, for the analysis to take out */
 		rt_emit_flags(tr, th, RT_EV_CALIB, RT_EVF_INLINE, RT_FUNC_NONE,

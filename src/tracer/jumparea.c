@@ -86,6 +86,8 @@ struct rt_inline_area {
 	uint64_t *lost_prev;          /* those counters, as last told */
 	bool claims;                  /* threads claim slots themselves */
 	unsigned unmarked;            /* shared[] entries with no marker */
+	bool view_lost;               /* the program no longer sees what
+				       * rtrace writes here */
 };
 
 /* Who rtrace's waiters interrupt, and with what (rt_inline_wake_by()). */
@@ -246,8 +248,8 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 	long fd, res;
 	int err, before = *dsig;
 
-	err = remote(tid, mem, SYS_memfd_create, name, MFD_CLOEXEC, 0, 0, 0,
-		     &fd, dsig);
+	err = remote(tid, mem, SYS_memfd_create, name,
+		     MFD_CLOEXEC | MFD_ALLOW_SEALING, 0, 0, 0, &fd, dsig);
 	if (err)
 		return err;
 	err = remote(tid, mem, SYS_ftruncate, fd, size, 0, 0, 0, &res,
@@ -268,6 +270,11 @@ static int map_in_tracee(pid_t tid, struct rt_mem *mem, rt_raddr name,
 	return (int)fd;
 }
 
+/* The seals that keep the area's file its size for good: a program that
+ * shrank it (root can open it through /proc/self/map_files) would kill
+ * rtrace with SIGBUS at its next read of a ring. */
+#define AREA_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
 static int map_here(pid_t pid, int fd, size_t size, uint8_t **map)
 {
 	char path[64];
@@ -277,6 +284,17 @@ static int map_here(pid_t pid, int fd, size_t size, uint8_t **map)
 	ours = open(path, O_RDWR | O_CLOEXEC);
 	if (ours < 0)
 		return -errno;
+	/* the program is stopped: nobody changed the size before this */
+	errno = 0;
+	if (fcntl(ours, F_ADD_SEALS, AREA_SEALS) ||
+	    (fcntl(ours, F_GET_SEALS) & AREA_SEALS) != AREA_SEALS) {
+		int err = errno ? -errno : -EPERM;
+
+		pr_dbg("process %d: the event area cannot be sealed: %s", pid,
+		       strerror(-err));
+		close(ours);
+		return err;
+	}
 	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    ours, 0);
 	close(ours);
@@ -563,6 +581,23 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 	a->tids[slot] = tid;
 	a->warned[slot] = false;
 	return slot;
+}
+
+bool rt_inline_view_lost(struct rt_inline_area *a, pid_t tid, uint64_t tp,
+			 bool *first)
+{
+	int slot = rt_inline_slot_of(a, tid);
+
+	*first = false;
+	if (a->view_lost)
+		return true;
+	/* the recorder's lookup walks the window rtrace filled this slot
+	 * in: it finds the slot unless its memory holds something else */
+	if (slot < 0 || !tp || tp_shared(a, tp) ||
+	    *slot_field(a, slot, RT_IA_SLOT_TP) != tp)
+		return false;
+	a->view_lost = *first = true;
+	return true;
 }
 
 static bool has_marker(const struct rt_inline_area *a, uint64_t tp)
