@@ -154,6 +154,13 @@ int rt_analysis_pass_finish(struct rt_analysis_pass *p,
 			    const struct rt_log_end *end,
 			    struct rt_analysis_summary *sum);
 
+/* The most calls open at once in one thread, and in all threads: past
+ * either, an entry first closes its thread's deepest open call, as
+ * incomplete (RT_CALL_INCOMPLETE), so that no log makes the analysis's
+ * memory grow without bound. */
+#define RT_ANALYSIS_DEPTH_MAX (1u << 19)
+#define RT_ANALYSIS_OPEN_MAX (1u << 21)
+
 /* The analysis as a step machine, for callers that produce events
  * themselves (unit tests, live views).  Free with rt_frames_free(). */
 struct rt_frames;

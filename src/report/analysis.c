@@ -108,7 +108,16 @@ struct rt_frames {
 	struct rt_analysis_summary sum;
 	VEC(uint64_t) func_stops;  /* by function id */
 	bool have_ts;
+	size_t open;               /* frames of all threads' stacks */
+	uint64_t capped;           /* frames closed to stay under the caps */
 };
+
+/* The caps of analysis.h: a real thread rarely nests a hundredth as deep
+ * (every call takes 8 bytes of stack at least; an 8 MiB stack holds a
+ * million of them only with no locals); an event log can say anything,
+ * and the frames are memory. */
+#define DEPTH_MAX RT_ANALYSIS_DEPTH_MAX
+#define OPEN_MAX RT_ANALYSIS_OPEN_MAX
 
 /* What a function of the log's table is to the frames. */
 enum { FN_MEM = 1, FN_BLOCKING = 2 };
@@ -310,9 +319,17 @@ static void fill_call(struct thread_state *t, const struct frame *fr,
 	};
 }
 
+static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
+		uint32_t flags, uint64_t ret);
+
 static void push(struct rt_frames *f, struct thread_state *t,
 		 const struct rt_event *ev, bool chained)
 {
+	if (t->stack.n && (t->stack.n >= DEPTH_MAX || f->open >= OPEN_MAX)) {
+		pop(f, t, ev->ts, RT_CALL_INCOMPLETE, 0);
+		f->capped++;
+		chained = false;
+	}
 	/* NOLINTBEGIN(clang-analyzer-core.NonNullParamChecker): the
 	 * analyzer supposes a stack with frames and no storage, which
 	 * vec_reserve() never leaves */
@@ -332,6 +349,7 @@ static void push(struct rt_frames *f, struct thread_state *t,
 		    (fr->inlined ? RT_CALL_INLINED : 0);
 	fr->outermost = activate(f, t, ev->func, &fr->counted);
 	vec_push(&t->ids, ev->func);
+	f->open++;
 	f->sum.calls++;
 	f->info.v[t->seq - 1].calls++;
 	if (!t->named)
@@ -387,6 +405,7 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 			f->sinks[i].leave(f->sinks[i].ctx, &call);
 	t->stack.n--;
 	t->ids.n--;
+	f->open--;
 	/* the allocator's time stays its caller's own (--mem must not change
 	 * the other figures) */
 	if (t->stack.n && kind_of(f, call.func) != FN_MEM)
@@ -877,12 +896,30 @@ void rt_frames_helper(struct rt_frames *f, uint64_t addr)
 	vec_push(&f->helpers, addr);
 }
 
+/* Says once per log (a view may read it twice) how many frames the caps
+ * closed. */
+static void warn_capped(const struct rt_frames *f)
+{
+	static const struct rt_evlog_reader *warned;
+	static bool said;
+
+	if (!f->capped || (said && warned == f->reader))
+		return;
+	said = true;
+	warned = f->reader;
+	pr_warn("%" PRIu64 " call%s closed early as incomplete: the events "
+		"opened more than %u calls at once in a thread, or %u in all "
+		"(a damaged log, or a program that wrote events of its own)",
+		f->capped, rt_s(f->capped), DEPTH_MAX, OPEN_MAX);
+}
+
 void rt_frames_finish(struct rt_frames *f, uint64_t ts,
 		      struct rt_analysis_summary *sum)
 {
 	vec_for_each(&f->threads, pt)
 		if ((*pt)->used)
 			thread_over(f, *pt, ts, 0);
+	warn_capped(f);
 	if (sum) {
 		*sum = f->sum;
 		sum->stop_cost_ns = f->opts.raw_times ? 0 : f->cost_fn.y[0];

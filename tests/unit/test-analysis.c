@@ -994,6 +994,67 @@ TEST_CASE(thread_end_incomplete)
 	RUN_DONE(&r);
 }
 
+struct depths {
+	uint32_t max_depth;
+	uint64_t enters, leaves;
+};
+
+static void depth_enter(void *ctx, const struct rt_call *c)
+{
+	struct depths *d = ctx;
+
+	d->max_depth = MAX(d->max_depth, c->depth);
+	d->enters++;
+}
+
+static void depth_leave(void *ctx, const struct rt_call *c)
+{
+	((struct depths *)ctx)->leaves += !!(c->flags & RT_CALL_INCOMPLETE);
+}
+
+/* @n entries on thread @tid, each deeper than the one before. */
+static void dive(struct rt_frames *f, uint32_t tid, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct rt_event e = ev(i, RT_EV_ENTRY, F, S0 - 16ull * i, tid,
+				       0);
+
+		rt_frames_feed(f, &e);
+	}
+}
+
+/* Entries that never return (a forged log) cannot grow the frames past
+ * the caps: the deepest open call closes, incomplete, for each entry
+ * past them, and every entry is still a call. */
+TEST_CASE(open_calls_capped)
+{
+	const uint32_t depth = RT_ANALYSIS_DEPTH_MAX;
+	const uint32_t threads = RT_ANALYSIS_OPEN_MAX / depth;
+	struct depths d = { 0 };
+	struct rt_sink sink = { depth_enter, depth_leave, &d };
+	struct rt_analysis_summary sum;
+	struct rt_frames *f = rt_frames_new(&def_opts, 0, T0, &sink, 1);
+
+	rt_frames_func_addr(f, F, ADDR(F));
+	dive(f, TID, depth + 5);
+	TEST_EQ(d.leaves, 5);
+	TEST_EQ(d.max_depth, depth - 1);
+	/* the other threads fill the rest of the frames of all */
+	for (uint32_t t = 1; t < threads; t++)
+		dive(f, TID + t, depth);
+	TEST_EQ(d.leaves, 5);
+	/* one thread more: every entry past its first closes the one
+	 * before */
+	dive(f, TID + threads, 3);
+	TEST_EQ(d.leaves, 5 + 2);
+	rt_frames_finish(f, T0 + 1000000000ull, &sum);
+	rt_frames_free(f);
+	TEST_EQ(sum.calls, (uint64_t)depth * threads + 5 + 3);
+	TEST_EQ(sum.incomplete, sum.calls);
+	TEST_EQ(d.enters, sum.calls);
+	rt_analysis_summary_release(&sum);
+}
+
 TEST_CASE(finish_incomplete)
 {
 	struct rt_event e[] = {
