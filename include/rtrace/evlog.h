@@ -213,6 +213,11 @@ enum rt_loss_reason {
 				   * turned recording off until it did */
 	RT_LOSS_NOSLOT = 1 << 1,  /* more threads recorded at once than the
 				   * event area has slots for */
+	RT_LOSS_PROGRAM = 1 << 2, /* the program turned recording off (it
+				   * wrote rtrace's event area) */
+	RT_LOSS_DAMAGED = 1 << 3, /* the program wrote over its ring or its
+				   * slot: events rtrace could not trust
+				   * were dropped */
 };
 
 /* Events of one function not recorded, in a LOST block. */

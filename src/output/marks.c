@@ -133,18 +133,33 @@ const char *rt_marks_letters(unsigned m, char *buf)
 
 const char *rt_loss_why(uint32_t reasons)
 {
-	switch (reasons & (RT_LOSS_SILENT | RT_LOSS_NOSLOT)) {
-	case RT_LOSS_SILENT:
+	static const char *const why[] = {
+		"rtrace did not answer for seconds",
+		"more threads recorded at once than the event area has slots "
+		"for",
+		"the program turned recording off, writing rtrace's event area",
+		"the program wrote over rtrace's event area",
+	};
+	/* the reasons, each said once, joined as a sentence is */
+	static char buf[512];
+	size_t n = 0, len = 0, k = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++)
+		n += !!(reasons & (1u << i));
+	if (!n)
+		return "the log does not say why";
+	if (reasons == RT_LOSS_SILENT)
 		return "rtrace did not answer for seconds, and the program "
 		       "went on without recording";
-	case RT_LOSS_NOSLOT:
-		return "more threads recorded at once than the event area "
-		       "has slots for";
-	case RT_LOSS_SILENT | RT_LOSS_NOSLOT:
-		return "rtrace did not answer for seconds, and more threads "
-		       "recorded at once than the event area has slots for";
+	for (size_t i = 0; i < ARRAY_SIZE(why); i++) {
+		if (!(reasons & (1u << i)))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s%s",
+					k ? ", " : "",
+					k && k == n - 1 ? "and " : "", why[i]);
+		k++;
 	}
-	return "the log does not say why";
+	return buf;
 }
 
 const char *rt_fmt_losses(char *buf, size_t len,

@@ -79,6 +79,8 @@ struct rt_inline_area {
 	uint64_t unrecorded;          /* events lost while recording was off,
 				       * or by threads that found no slot */
 	uint64_t unrecorded_logged;   /* of those, said in the log */
+	uint64_t dropped_unlogged;    /* events dropped as damaged (at least
+				       * one a time), not yet in the log */
 	uint32_t loss_reasons;        /* enum rt_loss_reason, since then */
 	uint64_t losses_at;           /* when the log was last told */
 	uint32_t lost_base;           /* the function id of the first
@@ -88,6 +90,13 @@ struct rt_inline_area {
 	unsigned unmarked;            /* shared[] entries with no marker */
 	bool view_lost;               /* the program no longer sees what
 				       * rtrace writes here */
+	/* each ring's tail as rtrace last wrote it: the program may write
+	 * the shared one, rtrace never reads it back */
+	uint64_t tails[RT_IA_SLOTS];
+	uint64_t checked_at;          /* the control words' last check */
+	uint32_t off_reason;          /* RT_LOSS_* of the last time
+				       * recording was found off */
+	bool said_off, said_counters; /* warned of the program's writes */
 };
 
 /* Who rtrace's waiters interrupt, and with what (rt_inline_wake_by()). */
@@ -449,6 +458,7 @@ int rt_inline_new(pid_t pid, pid_t tid, struct rt_mem *mem,
 	a->recorder = recorder;
 	a->lost_base = first_id;
 	a->c_start = stamp_now();
+	a->checked_at = now_ns();
 	a->cap = cap;
 	a->size = area_size(cap);
 	fd = map_in_tracee(tid, mem, at, a->size, &a->base, deferred_sig);
@@ -747,10 +757,20 @@ static bool event_sane(const struct rt_inline_area *a,
 
 /* A slot failed a check: said once per thread.  @lost is what is known
  * to be lost; counters written over hide how much was. */
+/* Events dropped as damaged go to the log as lost (RT_LOSS_DAMAGED), at
+ * least one each time: their number may be no more than a guess, the
+ * count's being a lower bound is sure. */
+static void drop_said(struct rt_inline_area *a, uint64_t lost)
+{
+	a->dropped_unlogged += lost ? lost : 1;
+	a->loss_reasons |= RT_LOSS_DAMAGED;
+}
+
 static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
 			 uint64_t lost)
 {
 	a->dropped += lost;
+	drop_said(a, lost);
 	a->damaged = true;
 	if (a->warned[slot])
 		return;
@@ -817,43 +837,105 @@ static void wake_sleeper(struct rt_inline_area *a, int slot)
 	rt_ringwake_wake_all(slot_word(a, slot, RT_IA_SLOT_TAIL));
 }
 
-/* A thread waited seconds for rtrace and turned recording off (rtrace was
- * stopped, say with SIGSTOP): on again, and the events lost said. */
-static void recording_back_on(struct rt_inline_area *a)
+/* The recorder turns recording off after this long with no ring emptied
+ * (recorder.S: WAIT_TRIES waits of WAIT_NS); off sooner, the program
+ * wrote the word.  A margin under the 3 s for the clocks. */
+#define SILENT_MIN_NS 2500000000ULL
+/* More lost events than this per nanosecond since the last check no
+ * threads can make: a counter that says so was written by the program. */
+#define LOST_PER_NS_MAX 64
+
+/* What a loss counter of the control words grew by since @seen, which it
+ * becomes: 0 when the program wrote it (it went down, or grew by more
+ * than the program could lose in @ns), said once. */
+static uint64_t counter_growth(struct rt_inline_area *a, uint64_t now,
+			       uint64_t *seen, uint64_t ns)
+{
+	uint64_t d = now - *seen;
+	bool forged = now < *seen || d / LOST_PER_NS_MAX > ns;
+
+	*seen = now;
+	if (!forged)
+		return d;
+	if (!a->said_counters)
+		pr_warn("process %d: the program wrote over the loss "
+			"counters of its event area; their change is not "
+			"counted", a->pid);
+	a->said_counters = true;
+	return 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Recording found off: why.  The recorder turns it off only after seconds
+ * without rtrace (RT_OFF_SILENT), the guardian only once rtrace is dead:
+ * anything else, rtrace alive and answering, the program wrote. */
+static uint32_t off_reason(const struct rt_inline_area *a, uint32_t off,
+			   uint64_t quiet_ns)
+{
+	if (off == RT_OFF_SILENT && quiet_ns >= SILENT_MIN_NS)
+		return RT_LOSS_SILENT;
+	return RT_LOSS_PROGRAM;
+}
+
+/* Recording is on again wherever it was off: a thread waited seconds for
+ * rtrace (stopped, say with SIGSTOP), or the program wrote the word.
+ * The events lost said, with why. */
+static void recording_back_on(struct rt_inline_area *a, uint64_t quiet)
 {
 	uint32_t *off = ctl_word(a, RT_IA_CTL_OFF);
 	uint64_t lost = __atomic_load_n((uint64_t *)ctl_word(a, RT_IA_CTL_LOST),
 					__ATOMIC_ACQUIRE);
+	uint32_t was = __atomic_load_n(off, __ATOMIC_ACQUIRE);
+	uint64_t d;
 
-	if (lost != a->lost_seen) {
+	if (was)
+		a->off_reason = off_reason(a, was, quiet);
+	d = counter_growth(a, lost, &a->lost_seen, quiet);
+	if (d) {
 		pr_warn("process %d: %" PRIu64 " event%s not recorded while "
-			"rtrace did not answer", a->pid, lost - a->lost_seen,
-			rt_s(lost - a->lost_seen));
-		a->unrecorded += lost - a->lost_seen;
-		a->loss_reasons |= RT_LOSS_SILENT;
-		a->lost_seen = lost;
+			"%s", a->pid, d, rt_s(d),
+			a->off_reason == RT_LOSS_SILENT ?
+				"rtrace did not answer" :
+				"the program had turned recording off");
+		a->unrecorded = add_sat(a->unrecorded, d);
+		a->loss_reasons |= a->off_reason;
 	}
-	if (__atomic_load_n(off, __ATOMIC_ACQUIRE) == RT_OFF_SILENT)
-		__atomic_store_n(off, 0, __ATOMIC_RELEASE);
+	if (!was)
+		return;
+	if (a->off_reason == RT_LOSS_PROGRAM && !a->said_off)
+		pr_warn("process %d: the program turned recording off (it "
+			"wrote rtrace's event area); rtrace turns it back on",
+			a->pid);
+	a->said_off |= a->off_reason == RT_LOSS_PROGRAM;
+	__atomic_store_n(off, 0, __ATOMIC_RELEASE);
 }
 
 /* Events of threads that found no slot to claim: said at the first, the
- * total at the end (rt_inline_unrecorded()). */
-static void take_noslot(struct rt_inline_area *a)
+ * total at the end (rt_inline_unrecorded()); @quiet ns since the last
+ * look. */
+static void take_noslot(struct rt_inline_area *a, uint64_t quiet)
 {
 	uint64_t n = __atomic_load_n(
 		(uint64_t *)ctl_word(a, RT_IA_CTL_NOSLOT), __ATOMIC_ACQUIRE);
+	bool first = !a->noslot_seen;
+	uint64_t d;
 
 	if (n == a->noslot_seen)
 		return;
-	if (!a->noslot_seen)
+	d = counter_growth(a, n, &a->noslot_seen, quiet);
+	if (!d)
+		return;
+	if (first)
 		pr_warn("process %d: more threads record at once than its "
 			"event area has slots for (%d): the events of those "
 			"without one are not recorded, only counted",
 			a->pid, RT_IA_SLOTS);
-	a->unrecorded += n - a->noslot_seen;
+	a->unrecorded = add_sat(a->unrecorded, d);
 	a->loss_reasons |= RT_LOSS_NOSLOT;
-	a->noslot_seen = n;
 }
 
 /* Events converted before they go to the emitter in one call, which
@@ -908,23 +990,30 @@ static void free_slot(struct rt_inline_area *a, int slot)
 		place_markers(a);
 }
 
+/* A head further than this past the tail was written by the program, not
+ * by events: a thousand threads recording for a day write fewer. */
+#define FORGED_HEAD (1ULL << 44)
+
 void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		     rt_inline_emit_fn *emit, void *ctx)
 {
 	uint64_t *tail = slot_field(a, slot, RT_IA_SLOT_TAIL);
 	uint64_t head = __atomic_load_n(slot_field(a, slot, RT_IA_SLOT_HEAD),
 					__ATOMIC_ACQUIRE);
-	uint64_t from = *tail, bad = 0;
+	uint64_t from = a->tails[slot], bad = 0;
 	struct ns_scale rate = { 1, 0 };
 
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
 	if (head - from > a->cap) {
 		slot_damaged(a, slot, "counters", 0);
+		/* as many as the head says, when it is believable */
+		drop_said(a, head - from < FORGED_HEAD ? head - from - 1 : 0);
 		from = head;
 	}
-	if (a->tids[slot] == NOBODY) {
+	if (a->tids[slot] == NOBODY && head != from) {
 		a->dropped += head - from;
+		drop_said(a, head - from);
 		from = head;
 	}
 	if (head != from) {
@@ -936,6 +1025,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		slot_damaged(a, slot, "malformed events", bad);
 	a->events += head - from - bad;
 	*slot_word(a, slot, RT_IA_SLOT_NUDGE) = 0;
+	a->tails[slot] = head;
 	__atomic_store_n(tail, head, __ATOMIC_SEQ_CST);
 	wake_sleeper(a, slot);
 	if (release)
@@ -945,8 +1035,11 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 void rt_inline_drain_all(struct rt_inline_area *a, rt_inline_emit_fn *emit,
 			 void *ctx)
 {
-	recording_back_on(a);
-	take_noslot(a);
+	uint64_t t = now_ns(), quiet = t - a->checked_at;
+
+	a->checked_at = t;
+	recording_back_on(a, quiet);
+	take_noslot(a, quiet);
 	for (int i = 0; i < RT_IA_SLOTS; i++)
 		if (a->tids[i])
 			rt_inline_drain(a, i, false, emit, ctx);
@@ -966,7 +1059,7 @@ static void finish_write(struct rt_inline_area *a, pid_t tid,
 	    a->tids[slot] != tid)
 		return;
 	head = *slot_field(a, slot, RT_IA_SLOT_HEAD);
-	if (head - *slot_field(a, slot, RT_IA_SLOT_TAIL) >= a->cap)
+	if (head - a->tails[slot] >= a->cap)
 		rt_inline_drain(a, slot, false, emit, ctx);
 	memcpy(a->map + ring_offset(a, slot) +
 		       (head & (a->cap - 1)) * RT_IA_EVENT,
@@ -1051,7 +1144,8 @@ size_t rt_inline_losses(struct rt_inline_area *a, bool now, uint64_t *events,
 {
 	uint64_t t = now_ns();
 
-	*events = a->unrecorded - a->unrecorded_logged;
+	*events = add_sat(a->unrecorded - a->unrecorded_logged,
+			  a->dropped_unlogged);
 	*reasons = a->loss_reasons;
 	*fns = NULL;
 	if (!*events || (!now && t - a->losses_at < LOSSES_EVERY)) {
@@ -1059,6 +1153,7 @@ size_t rt_inline_losses(struct rt_inline_area *a, bool now, uint64_t *events,
 		return 0;
 	}
 	a->unrecorded_logged = a->unrecorded;
+	a->dropped_unlogged = 0;
 	a->loss_reasons = 0;
 	a->losses_at = t;
 	return lost_by_function(a, fns);

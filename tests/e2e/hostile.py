@@ -28,6 +28,18 @@ The attacks (adversary.rs says how each is made):
             anyway and the run checks the rest)
   private   private memory mapped over the program's view: rtrace warns
             once and records its calls at a stop each; exact counts
+  tails     the rings' tails (rtrace's words) set back 2,000 events:
+            rtrace keeps its own, and drops what the program's recorder
+            then overwrote (it reads the shared tail for room): counts
+            exact, or lower and marked L ("wrote over")
+  counters  the counts of events not recorded set to 2^64 - 1, then 0:
+            rtrace says once that the program wrote them and counts
+            nothing lost; exact counts, no L
+  off       recording turned off, as the recorder does when rtrace does
+            not answer: rtrace turns it back on at once, and the calls
+            lost are marked L, with the program as the reason
+
+A run says no more than 8 warnings.
 
 Exit status 0 when no check is NG.
 """
@@ -48,10 +60,18 @@ N = 20000
 TIME_BOUND = 120
 RSS_BOUND_KIB = 512 * 1024
 MODES = {"default": [], "keep-none": ["--keep=none"], "count": ["--count"]}
-ATTACKS = ("calm", "shrink", "private")
+ATTACKS = ("calm", "shrink", "private", "tails", "counters", "off")
+# attacks whose counts stay exact
+EXACT = ("calm", "shrink", "private", "counters")
+# what the header says of the calls lost, when some are
+WHY = {"off": "the program turned recording off",
+       "tails": "the program wrote over"}
 # what the program says its attack did, when rtrace traces it
 SAID = {"shrink": r"adversary: shrink: (refused|cannot open)",
-        "private": r"adversary: private: mapped over"}
+        "private": r"adversary: private: mapped over",
+        "tails": r"adversary: tails: [1-9]\d* tails set back",
+        "counters": r"adversary: counters: counters set",
+        "off": r"adversary: off: recording off"}
 
 
 def watched(cmd):
@@ -117,9 +137,19 @@ def one(rtrace, exe, tmp, attack, mode):
         if rep else []
     got = sum(f["calls"] for f in rows)
     marked = any("lost" in f.get("marks", []) for f in rows)
-    ok = made == 3 * N and (got == made or (got < made and marked))
-    row("%s: calls exact, or fewer and marked L" % what, ok,
-        "program %s, rtrace %d%s" % (made, got, " (L)" if marked else ""))
+    if attack in EXACT:
+        ok = made == 3 * N and got == made and not marked
+        say = "calls exact, no L"
+    else:
+        why = (rep or {}).get("lost_why") or ""
+        ok = made == 3 * N and (got == made or (
+            got < made and marked and WHY[attack] in why))
+        say = "calls exact, or fewer and marked L (%s)" % WHY[attack]
+    row("%s: %s" % (what, say), ok, "program %s, rtrace %d%s" % (
+        made, got, " (L: %s)" % rep.get("lost_why") if marked else ""))
+    warns = [ln for ln in err.splitlines() if "warning:" in ln]
+    row("%s: at most 8 warnings" % what, len(warns) <= 8,
+        "%d: %s" % (len(warns), " | ".join(warns[:3])))
     return status
 
 

@@ -235,6 +235,19 @@ TEST_CASE(lost_marks)
 			"seconds, and the program went on without "
 			"recording).\n");
 	free(buf);
+	TEST_STREQ(rt_loss_why(RT_LOSS_PROGRAM),
+		   "the program turned recording off, writing rtrace's event "
+		   "area");
+	TEST_STREQ(rt_loss_why(RT_LOSS_SILENT | RT_LOSS_NOSLOT),
+		   "rtrace did not answer for seconds, and more threads "
+		   "recorded at once than the event area has slots for");
+	TEST_STREQ(rt_loss_why(RT_LOSS_NOSLOT | RT_LOSS_PROGRAM |
+			       RT_LOSS_DAMAGED),
+		   "more threads recorded at once than the event area has "
+		   "slots for, the program turned recording off, writing "
+		   "rtrace's event area, and the program wrote over rtrace's "
+		   "event area");
+	TEST_STREQ(rt_loss_why(1u << 4), "the log does not say why");
 	rep.losses = &anyones;
 	TEST_EQ(rt_row_marks(&rep, &rows[1]), RT_MARK_LOST);
 	rep.losses = NULL;
