@@ -245,6 +245,12 @@ static void refresh_name(struct rt_frames *f, struct thread_state *t)
  * that was not taken): they are taken as evenly spread.  With @at_stop,
  * the event's time stamp was taken during the last of them: what that
  * stop costs after the stamp is owed, and settled at the next event. */
+/* Costs no stop or event can have: a log that says so is damaged (or
+ * its program wrote them), and they are left out, so that no sum of them
+ * overflows. */
+#define COST_MAX_NS 1000000000ULL
+#define INLINE_COST_MAX_NS 1000000ULL
+
 static void account_stops(struct rt_frames *f, struct thread_state *t,
 			  uint64_t ts, unsigned n, bool at_stop)
 {
@@ -258,7 +264,9 @@ static void account_stops(struct rt_frames *f, struct thread_state *t,
 	 * rest of the event */
 	if (n > 1 && interval != UINT64_MAX)
 		interval /= n;
-	curve = rt_stop_cost_split(&f->cost_fn, interval, &pre);
+	curve = MIN(rt_stop_cost_split(&f->cost_fn, interval, &pre),
+		    COST_MAX_NS);
+	pre = MIN(pre, curve);
 	c = (int64_t)curve + t->shift;
 	cost = (uint64_t)MAX(c, 0);
 	t->cost += n * cost;
@@ -278,9 +286,11 @@ static void account_stops(struct rt_frames *f, struct thread_state *t,
 static void on_calib(struct rt_frames *f, struct thread_state *t,
 		     const struct rt_event *ev)
 {
-	if (f->opts.raw_times || f->opts.stop_cost_ns >= 0)
+	if (f->opts.raw_times || f->opts.stop_cost_ns >= 0 ||
+	    ev->value > COST_MAX_NS)
 		return;
-	t->shift = (int64_t)ev->value - (int64_t)f->cost_fn.y[0];
+	t->shift = (int64_t)ev->value -
+		   (int64_t)MIN(f->cost_fn.y[0], COST_MAX_NS);
 }
 
 /* What an event recorded in the process costs it: taken out of the times
@@ -288,7 +298,7 @@ static void on_calib(struct rt_frames *f, struct thread_state *t,
 static void on_inline_calib(struct rt_frames *f, struct thread_state *t,
 			    const struct rt_event *ev)
 {
-	if (f->opts.raw_times)
+	if (f->opts.raw_times || ev->value > INLINE_COST_MAX_NS)
 		return;
 	t->inline_cost = ev->value;
 	f->sum.inline_cost_ns = MAX(f->sum.inline_cost_ns, ev->value);

@@ -97,6 +97,7 @@ struct rt_inline_area {
 	uint32_t off_reason;          /* RT_LOSS_* of the last time
 				       * recording was found off */
 	bool said_off, said_counters; /* warned of the program's writes */
+	bool said_miss;               /* and of a forged event at the miss */
 };
 
 /* Who rtrace's waiters interrupt, and with what (rt_inline_wake_by()). */
@@ -730,11 +731,9 @@ static void event_of(const uint8_t *rec, struct rt_event *ev)
  * counter read on another CPU, or a clock read after the drain's. */
 #define STAMP_SLACK (1ULL << 26)
 
-/* Whether @ev can be what the recorder wrote.  The program can write the
- * area, by a stray pointer or on purpose: nothing read from it is trusted
- * (the tracer checks the function id against its tables). */
-static bool event_sane(const struct rt_inline_area *a,
-		       const struct rt_event *ev, uint64_t newest)
+/* Whether the kind and flags of @ev can be what a trampoline gave the
+ * recorder (the registers at the recorder's miss as much as a ring). */
+static bool event_shape_sane(const struct rt_event *ev)
 {
 	if (ev->kind != RT_EV_ENTRY && ev->kind != RT_EV_EXIT &&
 	    ev->kind != RT_EV_TAIL)
@@ -749,14 +748,20 @@ static bool event_sane(const struct rt_inline_area *a,
 	/* an inlined call has an entry and an exit, no tail jump */
 	if ((ev->flags & RT_EVF_INLINED) && ev->kind == RT_EV_TAIL)
 		return false;
-	if ((ev->flags & RT_EVF_TIMED) && (!(ev->flags & RT_EVF_INLINED) ||
-					  ev->kind != RT_EV_ENTRY))
-		return false;
-	return ev->ts >= a->c_start && ev->ts <= newest + STAMP_SLACK;
+	return !(ev->flags & RT_EVF_TIMED) ||
+	       ((ev->flags & RT_EVF_INLINED) && ev->kind == RT_EV_ENTRY);
 }
 
-/* A slot failed a check: said once per thread.  @lost is what is known
- * to be lost; counters written over hide how much was. */
+/* Whether @ev can be what the recorder wrote.  The program can write the
+ * area, by a stray pointer or on purpose: nothing read from it is trusted
+ * (the tracer checks the function id against its tables). */
+static bool event_sane(const struct rt_inline_area *a,
+		       const struct rt_event *ev, uint64_t newest)
+{
+	return event_shape_sane(ev) && ev->ts >= a->c_start &&
+	       ev->ts <= newest + STAMP_SLACK;
+}
+
 /* Events dropped as damaged go to the log as lost (RT_LOSS_DAMAGED), at
  * least one each time: their number may be no more than a guess, the
  * count's being a lower bound is sure. */
@@ -765,6 +770,9 @@ static void drop_said(struct rt_inline_area *a, uint64_t lost)
 	a->dropped_unlogged += lost ? lost : 1;
 	a->loss_reasons |= RT_LOSS_DAMAGED;
 }
+
+/* A slot failed a check: said once per thread.  @lost is what is known
+ * to be lost; counters written over hide how much was. */
 
 static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
 			 uint64_t lost)
@@ -1087,8 +1095,22 @@ bool rt_inline_finish(struct rt_inline_area *a, pid_t tid,
 		};
 
 		event_at_site(&ev, st.word);
-		emit(ctx, tid, &ev, 1);
-		a->events++;
+		/* the program may jump to the miss with registers of its
+		 * own making: checked as a ring's events are */
+		if (event_shape_sane(&ev)) {
+			emit(ctx, tid, &ev, 1);
+			a->events++;
+		} else {
+			if (!a->said_miss)
+				pr_warn("process %d thread %d: an event at the "
+					"recorder's miss is none a probe makes "
+					"(the program jumped there itself?): "
+					"dropped", a->pid, tid);
+			a->said_miss = true;
+			a->dropped++;
+			drop_said(a, 1);
+			a->damaged = true;
+		}
 	} else if (ip >= a->recorder + rec->window &&
 		   ip < a->recorder + rec->done) {
 		finish_write(a, tid, &st, emit, ctx);

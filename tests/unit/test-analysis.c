@@ -463,6 +463,29 @@ TEST_CASE(compensation_override)
 	RUN_DONE(&r);
 }
 
+/* Costs no stop or event can have (a damaged log, or events the program
+ * forged) are left out: the times are those of the costs before them,
+ * and no sum overflows (the sanitizer build runs this). */
+TEST_CASE(compensation_absurd_costs)
+{
+	struct rt_event e[20];
+	size_t n = 0;
+	struct run r;
+
+	e[n] = ev(50, RT_EV_CALIB, RT_FUNC_NONE, 0, TID, 0);
+	e[n++].value = (uint64_t)INT64_MAX + 5;
+	e[n] = ev(60, RT_EV_CALIB, RT_FUNC_NONE, 0, TID, 0);
+	e[n].flags = RT_EVF_INLINE;
+	e[n++].value = UINT64_MAX;
+	n += nesting_stream(e + n);
+	run(&r, 10, e, n, 1200);
+	/* as in compensation_override, with the constructor's 10 */
+	TEST_EQ(r.sum.stop_cost_ns, 10);
+	TEST_EQ(r.sum.inline_cost_ns, 0);
+	CHECK_CALL(left(&r, PARENT, 0), PARENT, 90, 1020, 930, 720, 0, 0);
+	RUN_DONE(&r);
+}
+
 /* The compensation counts stops, not events: an event may carry several
  * (a signal stop, a single step before it). */
 TEST_CASE(compensation_counts_stops)
