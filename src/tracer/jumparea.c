@@ -63,7 +63,7 @@ struct rt_inline_area {
 	rt_raddr recorder;
 	pid_t pid;
 	pid_t tids[RT_IA_SLOTS];      /* 0: free */
-	bool warned[RT_IA_SLOTS];     /* said once that the slot was bad */
+	unsigned said_damage;         /* 1 << enum damage: said once */
 	uint64_t events, dropped;
 	bool damaged;                 /* a ring failed a check */
 	/* thread pointers more than one thread has (a raw clone without a
@@ -590,7 +590,6 @@ int rt_inline_register(struct rt_inline_area *a, pid_t tid, uint64_t tp)
 	*slot_field(a, slot, RT_IA_SLOT_IDS) =
 		(uint32_t)tid | (uint64_t)a->pid << 32;
 	a->tids[slot] = tid;
-	a->warned[slot] = false;
 	return slot;
 }
 
@@ -771,26 +770,35 @@ static void drop_said(struct rt_inline_area *a, uint64_t lost)
 	a->loss_reasons |= RT_LOSS_DAMAGED;
 }
 
-/* A slot failed a check: said once per thread.  @lost is what is known
- * to be lost; counters written over hide how much was. */
+/* What of a slot failed a check. */
+enum damage { DAMAGE_IDS, DAMAGE_COUNTERS, DAMAGE_EVENTS };
 
-static void slot_damaged(struct rt_inline_area *a, int slot, const char *what,
-			 uint64_t lost)
+/* A slot failed a check: said once per process and kind of damage (a
+ * program that writes over its table writes over every slot).  @lost is
+ * what is known to be lost; counters written over hide how much was. */
+static void slot_damaged(struct rt_inline_area *a, int slot,
+			 enum damage what, uint64_t lost)
 {
+	static const char *const words[] = {
+		[DAMAGE_IDS] = "thread id", [DAMAGE_COUNTERS] = "counters",
+		[DAMAGE_EVENTS] = "events",
+	};
+
 	a->dropped += lost;
 	drop_said(a, lost);
 	a->damaged = true;
-	if (a->warned[slot])
+	if (a->said_damage & (1u << what))
 		return;
-	a->warned[slot] = true;
-	if (lost)
-		pr_warn("process %d thread %d: %" PRIu64 " %s in its event "
-			"ring dropped; tracing goes on", a->pid, a->tids[slot],
-			lost, what);
+	a->said_damage |= 1u << what;
+	if (what == DAMAGE_EVENTS)
+		pr_warn("process %d thread %d: %" PRIu64 " malformed events "
+			"in its event ring dropped; tracing goes on (said "
+			"once)", a->pid, a->tids[slot], lost);
 	else
 		pr_warn("process %d thread %d: the program wrote over the %s "
 			"of its event ring; its unread events are dropped, "
-			"tracing goes on", a->pid, a->tids[slot], what);
+			"tracing goes on (said once)", a->pid, a->tids[slot],
+			words[what]);
 }
 
 void rt_inline_adopt(struct rt_inline_area *a, rt_inline_owner_fn *owner,
@@ -818,11 +826,10 @@ void rt_inline_adopt(struct rt_inline_area *a, rt_inline_owner_fn *owner,
 			 * with a slot already (its thread pointer changed):
 			 * its events cannot be put in its order */
 			a->tids[i] = NOBODY;
-			slot_damaged(a, i, "thread id", 0);
+			slot_damaged(a, i, DAMAGE_IDS, 0);
 			continue;
 		}
 		a->tids[i] = tid;
-		a->warned[i] = false;
 	}
 }
 
@@ -1014,7 +1021,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
 	if (head - from > a->cap) {
-		slot_damaged(a, slot, "counters", 0);
+		slot_damaged(a, slot, DAMAGE_COUNTERS, 0);
 		/* as many as the head says, when it is believable */
 		drop_said(a, head - from < FORGED_HEAD ? head - from - 1 : 0);
 		from = head;
@@ -1030,7 +1037,7 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 		bad = drain_ring(a, slot, from, head, rate, emit, ctx);
 	}
 	if (bad)
-		slot_damaged(a, slot, "malformed events", bad);
+		slot_damaged(a, slot, DAMAGE_EVENTS, bad);
 	a->events += head - from - bad;
 	*slot_word(a, slot, RT_IA_SLOT_NUDGE) = 0;
 	a->tails[slot] = head;
