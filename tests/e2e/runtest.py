@@ -1347,6 +1347,28 @@ def time_pairs(runs, path, kind, i):
     return pairs
 
 
+def time_whats(kind):
+    return (("total", 0), ("self", 1)) if kind == "TIME" else (("fastest", 0),)
+
+
+def time_within(cx, pairs):
+    """Whether the median difference of @pairs is within the case's
+    tolerance (or its floor)."""
+    tol, floor = time_tolerance(cx), cx.case["time_floor_ns"]
+    want = statistics.median(w for w, _ in pairs)
+    diff = statistics.median(g - w for w, g in pairs)
+    return abs(diff) <= max(tol * abs(want), floor)
+
+
+def times_within(cx, runs, exp):
+    """Whether every TIME and NATIVE figure of @runs is within bounds."""
+    return all(time_within(cx, pairs)
+               for kind, paths in (("TIME", exp.time), ("NATIVE", exp.native))
+               for path in (p[0] for p in paths)
+               for _, i in time_whats(kind)
+               for pairs in [time_pairs(runs, path, kind, i)] if pairs)
+
+
 def check_time(cx, runs, path, tag, kind="TIME"):
     """TIME and NATIVE lines: each traced run's figure against what the
     fixture printed in that run; the median difference over the runs (the
@@ -1354,8 +1376,7 @@ def check_time(cx, runs, path, tag, kind="TIME"):
     within time_floor_ns when that is more."""
     tol, floor = time_tolerance(cx), cx.case["time_floor_ns"]
     busy = machine_busy()
-    whats = (("total", 0), ("self", 1)) if kind == "TIME" else (("fastest", 0),)
-    for what, i in whats:
+    for what, i in time_whats(kind):
         check = tag + "%s %s %s/call" % (kind, path, what)
         pairs = time_pairs(runs, path, kind, i)
         if not pairs:
@@ -1366,7 +1387,7 @@ def check_time(cx, runs, path, tag, kind="TIME"):
         diff = statistics.median(g - w for w, g in pairs)
         errs = [(g - w) / w if w else float("inf") for w, g in pairs]
         exp = "%d ±%g%%" % (want, tol * 100) + (" or %d ns" % floor if floor else "")
-        res = "OK" if abs(diff) <= max(tol * abs(want), floor) else "NG"
+        res = "OK" if time_within(cx, pairs) else "NG"
         if res == "NG" and busy:
             res, exp = "SKIP", exp + " (" + busy + ")"
         cx.row(check, res, exp, "%+.0f ns (%+.1f%%, median of %d runs: %+.1f%%..%+.1f%%)" % (
@@ -1374,11 +1395,25 @@ def check_time(cx, runs, path, tag, kind="TIME"):
             100 * min(errs), 100 * max(errs)))
 
 
+def runs_within(cx, runs):
+    """Whether the runs so far, (report, stdout) each, meet every TIME
+    and NATIVE bound; False when their figures cannot be read."""
+    try:
+        parsed = [(r, parse_expectations(out)) for r, out in runs]
+    except ValueError:
+        return False
+    return times_within(cx, parsed, parsed[0][1])
+
+
 def check_times(cx, want_exit, first):
     """More traced runs for the TIME lines; each must end as the first.
-    first: the first traced run's (report, stdout)."""
+    first: the first traced run's (report, stdout).  When a median is out
+    of bounds, as many runs again: a neighbour on a shared machine can
+    slow two runs of three, seldom four of seven."""
     runs = [first]
-    for i in range(1, cx.case["time_runs"]):
+    for i in range(1, 2 * cx.case["time_runs"] + 1):
+        if i == cx.case["time_runs"] and runs_within(cx, runs):
+            break
         log = os.path.join(cx.tmp, "time%d.rtrace" % i)
         rec = run(record_cmd(cx.opts, cx.case, cx.b.exe, log), cx.tmp, cx.case["timeout"])
         if rec.timed_out or rec.failed or rec.status() != want_exit:
