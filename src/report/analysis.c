@@ -112,13 +112,6 @@ struct rt_frames {
 	uint64_t capped;           /* frames closed to stay under the caps */
 };
 
-/* The caps of analysis.h: a real thread rarely nests a hundredth as deep
- * (every call takes 8 bytes of stack at least; an 8 MiB stack holds a
- * million of them only with no locals); an event log can say anything,
- * and the frames are memory. */
-#define DEPTH_MAX RT_ANALYSIS_DEPTH_MAX
-#define OPEN_MAX RT_ANALYSIS_OPEN_MAX
-
 /* What a function of the log's table is to the frames. */
 enum { FN_MEM = 1, FN_BLOCKING = 2 };
 
@@ -240,17 +233,17 @@ static void refresh_name(struct rt_frames *f, struct thread_state *t)
 
 /* ---- frames -------------------------------------------------------------- */
 
-/* Adds what the @n stops up to event time @ts cost the thread.  Their
- * intervals are unknown when n > 1 (stops without events, such as a jump
- * that was not taken): they are taken as evenly spread.  With @at_stop,
- * the event's time stamp was taken during the last of them: what that
- * stop costs after the stamp is owed, and settled at the next event. */
 /* Costs no stop or event can have: a log that says so is damaged (or
  * its program wrote them), and they are left out, so that no sum of them
  * overflows. */
 #define COST_MAX_NS 1000000000ULL
 #define INLINE_COST_MAX_NS 1000000ULL
 
+/* Adds what the @n stops up to event time @ts cost the thread.  Their
+ * intervals are unknown when n > 1 (stops without events, such as a jump
+ * that was not taken): they are taken as evenly spread.  With @at_stop,
+ * the event's time stamp was taken during the last of them: what that
+ * stop costs after the stamp is owed, and settled at the next event. */
 static void account_stops(struct rt_frames *f, struct thread_state *t,
 			  uint64_t ts, unsigned n, bool at_stop)
 {
@@ -335,7 +328,8 @@ static bool pop(struct rt_frames *f, struct thread_state *t, uint64_t ts,
 static void push(struct rt_frames *f, struct thread_state *t,
 		 const struct rt_event *ev, bool chained)
 {
-	if (t->stack.n && (t->stack.n >= DEPTH_MAX || f->open >= OPEN_MAX)) {
+	if (t->stack.n && (t->stack.n >= RT_ANALYSIS_DEPTH_MAX ||
+			    f->open >= RT_ANALYSIS_OPEN_MAX)) {
 		pop(f, t, ev->ts, RT_CALL_INCOMPLETE, 0);
 		f->capped++;
 		chained = false;
@@ -920,7 +914,8 @@ static void warn_capped(const struct rt_frames *f)
 	pr_warn("%" PRIu64 " call%s closed early as incomplete: the events "
 		"opened more than %u calls at once in a thread, or %u in all "
 		"(a damaged log, or a program that wrote events of its own)",
-		f->capped, rt_s(f->capped), DEPTH_MAX, OPEN_MAX);
+		f->capped, rt_s(f->capped), RT_ANALYSIS_DEPTH_MAX,
+		RT_ANALYSIS_OPEN_MAX);
 }
 
 void rt_frames_finish(struct rt_frames *f, uint64_t ts,

@@ -888,8 +888,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 /* Recording found off: why.  The recorder turns it off only after seconds
  * without rtrace (RT_OFF_SILENT), the guardian only once rtrace is dead:
  * anything else, rtrace alive and answering, the program wrote. */
-static uint32_t off_reason(const struct rt_inline_area *a, uint32_t off,
-			   uint64_t quiet_ns)
+static uint32_t off_reason(uint32_t off, uint64_t quiet_ns)
 {
 	if (off == RT_OFF_SILENT && quiet_ns >= SILENT_MIN_NS)
 		return RT_LOSS_SILENT;
@@ -908,7 +907,7 @@ static void recording_back_on(struct rt_inline_area *a, uint64_t quiet)
 	uint64_t d;
 
 	if (was)
-		a->off_reason = off_reason(a, was, quiet);
+		a->off_reason = off_reason(was, quiet);
 	d = counter_growth(a, lost, &a->lost_seen, quiet);
 	if (d) {
 		pr_warn("process %d: %" PRIu64 " event%s not recorded while "
@@ -1021,9 +1020,9 @@ void rt_inline_drain(struct rt_inline_area *a, int slot, bool release,
 	/* a ring never holds more than it can: counters that say otherwise
 	 * were written by the program, and the events with them are noise */
 	if (head - from > a->cap) {
-		slot_damaged(a, slot, DAMAGE_COUNTERS, 0);
 		/* as many as the head says, when it is believable */
-		drop_said(a, head - from < FORGED_HEAD ? head - from - 1 : 0);
+		slot_damaged(a, slot, DAMAGE_COUNTERS,
+			     head - from < FORGED_HEAD ? head - from : 0);
 		from = head;
 	}
 	if (a->tids[slot] == NOBODY && head != from) {

@@ -4,10 +4,9 @@
 
     hostile.py --rtrace PATH --rustc PATH --fixtures DIR --build DIR
 
-tests/fixtures/adversary.rs (modes calm, shrink, private) attacks the
-memory rtrace shares with it while three threads call its traced
-function (3N calls, N = 20,000).  Each
-attack runs under `rtrace record` with the default engine, with
+tests/fixtures/adversary.rs (its modes below) attacks the memory rtrace
+shares with it while three threads call its traced function (3N calls,
+N = 20,000).  Each attack runs under `rtrace record` with the default engine, with
 --keep=none and with --count, under a watchdog; each run must:
 
   * end by itself within 120 s (never killed by the watchdog), rtrace
